@@ -1,0 +1,120 @@
+# cpucycles_choose.m4 - configure's choice of counter and what it records.
+#
+# SYNOPSIS
+#   CPUCYCLES_CHOOSE
+#
+# DESCRIPTION
+#   After the CPUCYCLES_PROBE calls, picks the counter with the library's
+#   own rule (probes/choose.c running cpucycles_choose), honours
+#   --with-counter=NAME and --disable-fixed-counter, and sets what
+#   src/cpucycles-config.h.in substitutes:
+#     CPUCYCLES_CHOSEN, CPUCYCLES_CHOSEN_ID, CPUCYCLES_CHOSEN_UID  name forms
+#     CPUCYCLES_FIXED           1 when cpucycles() inlines the chosen counter
+#     CPUCYCLES_FIXED_PRECISION, CPUCYCLES_FIXED_SCALE, CPUCYCLES_FIXED_SCALED
+#     CPUCYCLES_BUILD_PERSECOND, CPUCYCLES_BUILD_FINGERPRINT
+#     cpucycles_table (AC_SUBST_FILE): the table of every probe's result.
+
+AC_DEFUN([CPUCYCLES_CHOOSE], [
+AC_REQUIRE([CPUCYCLES_HOST_FINGERPRINT])
+AC_ARG_WITH([counter],
+  [AS_HELP_STRING([--with-counter=NAME],
+    [use counter NAME instead of the best one found (e.g. amd64-tscp)])],
+  [], [with_counter=auto])
+AC_ARG_ENABLE([fixed-counter],
+  [AS_HELP_STRING([--disable-fixed-counter],
+    [do not inline the chosen counter in cpucycles(); always choose at run time])],
+  [AS_CASE([$enableval], [yes|no], [],
+     [AC_MSG_ERROR([--enable-fixed-counter takes yes or no, not '$enableval'])])],
+  [enable_fixed_counter=yes])
+
+# What the probes said, in order, for probes/choose.c.
+rm -f conftest.in
+cpucycles_any_probe_ran=no
+for cpucycles_name in $cpucycles_probed; do
+  cpucycles_id=`AS_ECHO(["$cpucycles_name"]) | tr - _`
+  eval "cpucycles_result=\$cpucycles_cv_counter_$cpucycles_id"
+  cpucycles_precision=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [precision])
+  AS_CASE([$cpucycles_result], [yes*], [], [cpucycles_precision=])
+  AS_CASE([$cpucycles_precision], [""|*[[!0-9]]*], [cpucycles_precision=no])
+  AS_CASE([$cpucycles_result], [yes*|no*], [cpucycles_any_probe_ran=yes])
+  AS_ECHO(["$cpucycles_name $cpucycles_precision"]) >> conftest.in
+done
+mv conftest.in cpucycles-probes.txt
+
+AC_MSG_CHECKING([which counter to use])
+cpucycles_chosen=
+AS_IF([test "x$with_counter" != xauto],
+  [AS_CASE([" $cpucycles_probed "], [*" $with_counter "*], [],
+     [AC_MSG_ERROR([--with-counter: unknown counter '$with_counter'; the counters are:$cpucycles_probed])])
+   cpucycles_id=`AS_ECHO(["$with_counter"]) | tr - _`
+   eval "cpucycles_result=\$cpucycles_cv_counter_$cpucycles_id"
+   AS_CASE([$cpucycles_result],
+     [yes*], [],
+     [unknown*], [AC_MSG_WARN([--with-counter=$with_counter: not probed (cross-compiling); the run-time check decides])],
+     [CPUCYCLES_DESCRIBE_RESULT([$cpucycles_result])
+      AC_MSG_ERROR([--with-counter=$with_counter: that counter is not available here: $cpucycles_description])])
+   cpucycles_chosen=$with_counter
+   cpucycles_how="forced by --with-counter"],
+  [test "$cpucycles_any_probe_ran" = yes],
+  [cp cpucycles-probes.txt conftest.in
+   _CPUCYCLES_RUN_PROBE([AC_LANG_SOURCE([[#include "probes/choose.c"]])],
+     [cpucycles_chosen=`sed 1q conftest.out`],
+     [AC_MSG_FAILURE([the choice program (probes/choose.c) failed])],
+     [AC_MSG_FAILURE([cannot compile the choice program (probes/choose.c)])],
+     [])
+   rm -f conftest.in
+   cpucycles_how="best precision"])
+
+AS_IF([test -z "$cpucycles_chosen"],
+  [CPUCYCLES_FIXED=0
+   AC_MSG_RESULT([none now: chosen at run time (no probe could run)])],
+  [test "x$enable_fixed_counter" = xno],
+  [CPUCYCLES_FIXED=0
+   AC_MSG_RESULT([$cpucycles_chosen ($cpucycles_how), but not inlined: --disable-fixed-counter])],
+  [CPUCYCLES_FIXED=1
+   AC_MSG_RESULT([$cpucycles_chosen ($cpucycles_how), inlined in cpucycles()])])
+
+CPUCYCLES_CHOSEN=$cpucycles_chosen
+CPUCYCLES_CHOSEN_ID=`AS_ECHO(["$cpucycles_chosen"]) | tr - _`
+CPUCYCLES_CHOSEN_UID=`AS_ECHO(["$CPUCYCLES_CHOSEN_ID"]) | tr a-z A-Z`
+AS_IF([test -z "$cpucycles_chosen"], [CPUCYCLES_CHOSEN=default-zero CPUCYCLES_CHOSEN_ID=default_zero CPUCYCLES_CHOSEN_UID=DEFAULT_ZERO])
+eval "cpucycles_result=\$cpucycles_cv_counter_$CPUCYCLES_CHOSEN_ID"
+CPUCYCLES_FIXED_PRECISION=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [precision])
+CPUCYCLES_FIXED_SCALE=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [scale])
+cpucycles_kind=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [kind])
+cpucycles_hz=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [hz])
+CPUCYCLES_BUILD_PERSECOND=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [persecond])
+: "${CPUCYCLES_FIXED_PRECISION:=0}" "${CPUCYCLES_FIXED_SCALE:=1}" "${CPUCYCLES_BUILD_PERSECOND:=0}"
+# A counter that counts cycles unscaled defines the CPU frequency by its own
+# rate; a scaled one was scaled by the OS's estimate, which is kept.
+AS_CASE([$cpucycles_kind], [1|2|4],
+  [CPUCYCLES_BUILD_PERSECOND=`AS_ECHO(["$cpucycles_hz"]) | awk '{ printf "%.0f", $[]1 }'`])
+AS_CASE([$cpucycles_kind], [3|5], [CPUCYCLES_FIXED_SCALED=1], [CPUCYCLES_FIXED_SCALED=0])
+CPUCYCLES_BUILD_FINGERPRINT=$cpucycles_cv_fingerprint
+
+# The table of every probe's result, one X(...) line per counter.
+cpucycles_table=cpucycles-table.h
+: > $cpucycles_table
+for cpucycles_name in $cpucycles_probed; do
+  cpucycles_id=`AS_ECHO(["$cpucycles_name"]) | tr - _`
+  eval "cpucycles_result=\$cpucycles_cv_counter_$cpucycles_id"
+  AS_CASE([$cpucycles_result],
+    [yes*],
+    [AS_ECHO(["  X(\"$cpucycles_name\", 1, CPUCYCLES_RESULT_FIELD([$cpucycles_result], [precision]), CPUCYCLES_RESULT_FIELD([$cpucycles_result], [hz]), CPUCYCLES_RESULT_FIELD([$cpucycles_result], [kind]), \"\") \\"])],
+    [cpucycles_reason=`AS_ECHO(["$cpucycles_result"]) | sed 's/^[[a-z]]* *//' | tr -d '"\\\\'`
+     AS_CASE([$cpucycles_result], [unknown*], [cpucycles_available=-1], [cpucycles_available=0])
+     AS_ECHO(["  X(\"$cpucycles_name\", $cpucycles_available, 0, 0, 0, \"$cpucycles_reason\") \\"])])
+done >> $cpucycles_table
+AS_ECHO(["  /* end of table */"]) >> $cpucycles_table
+AC_SUBST_FILE([cpucycles_table])
+
+AC_SUBST([CPUCYCLES_CHOSEN])
+AC_SUBST([CPUCYCLES_CHOSEN_ID])
+AC_SUBST([CPUCYCLES_CHOSEN_UID])
+AC_SUBST([CPUCYCLES_FIXED])
+AC_SUBST([CPUCYCLES_FIXED_PRECISION])
+AC_SUBST([CPUCYCLES_FIXED_SCALE])
+AC_SUBST([CPUCYCLES_FIXED_SCALED])
+AC_SUBST([CPUCYCLES_BUILD_PERSECOND])
+AC_SUBST([CPUCYCLES_BUILD_FINGERPRINT])
+])

@@ -1,0 +1,142 @@
+# cpucycles_probe.m4 - configure-time probes of cycle counters.
+#
+# SYNOPSIS
+#   CPUCYCLES_SET_PROBE_RUNNER
+#   CPUCYCLES_PROBE(NAME)
+#   CPUCYCLES_HOST_FINGERPRINT
+#
+# DESCRIPTION
+#   A probe is a small C program built from the project's own sources
+#   (probes/*.c including src/), linked with AC_LINK_IFELSE and then run
+#   here, directly or through the probe runner (an emulator or a remote
+#   shell: --with-probe-runner or CPUCYCLES_PROBE_RUNNER).  The program
+#   writes its result to conftest.out, which configure reads back.  A probe
+#   that faults or fails reads as "no", with the reason in config.log.  When
+#   cross-compiling without a runner nothing can run: the result is
+#   "unknown" and the choice is left to run time.
+#
+#   Every result is a cache variable (cpucycles_cv_counter_NAME with '-' as
+#   '_'), so a user can preset it, e.g.
+#     ./configure cpucycles_cv_counter_amd64_tscp='no disabled by hand'
+
+# CPUCYCLES_SET_PROBE_RUNNER
+# --------------------------
+# Decides how probes run: sets cpucycles_probe_runner ('' = run directly)
+# and cpucycles_can_run (yes/no).
+AC_DEFUN_ONCE([CPUCYCLES_SET_PROBE_RUNNER], [
+AC_ARG_WITH([probe-runner],
+  [AS_HELP_STRING([--with-probe-runner=CMD],
+    [run configure's probes and make check's tests through CMD, e.g.
+     'qemu-aarch64 -L /usr/aarch64-linux-gnu' (default: $CPUCYCLES_PROBE_RUNNER)])],
+  [AS_CASE([$withval],
+     [yes|no|""], [AC_MSG_ERROR([--with-probe-runner needs a command, e.g. --with-probe-runner='qemu-aarch64 -L /usr/aarch64-linux-gnu'])],
+     [cpucycles_probe_runner=$withval])],
+  [cpucycles_probe_runner=${CPUCYCLES_PROBE_RUNNER-}])
+AC_ARG_VAR([CPUCYCLES_PROBE_RUNNER], [command that runs target programs (see --with-probe-runner)])
+AC_MSG_CHECKING([how to run probes])
+AS_IF([test -n "$cpucycles_probe_runner"],
+  [cpucycles_can_run=yes
+   AC_MSG_RESULT([through '$cpucycles_probe_runner'])],
+  [test "$cross_compiling" = yes],
+  [cpucycles_can_run=no
+   AC_MSG_RESULT([they cannot run: cross-compiling without a probe runner])],
+  [cpucycles_can_run=yes
+   AC_MSG_RESULT([directly])])
+AC_SUBST([CPUCYCLES_RUNNER], [$cpucycles_probe_runner])
+])
+
+# _CPUCYCLES_RUN_PROBE(SOURCE, IF-RAN, IF-FAILED-TO-RUN, IF-NO-COMPILE, IF-CANNOT-RUN)
+# -----------------------------------------------------------------------------------
+# Links SOURCE with the project's src/ on the include path and runs it.
+# In IF-FAILED-TO-RUN, $cpucycles_probe_status is the exit status.
+AC_DEFUN([_CPUCYCLES_RUN_PROBE], [
+AC_REQUIRE([CPUCYCLES_SET_PROBE_RUNNER])
+cpucycles_save_CPPFLAGS=$CPPFLAGS
+CPPFLAGS="$CPPFLAGS -I$srcdir/src -I$srcdir"
+cpucycles_save_LIBS=$LIBS
+LIBS="$LIBS -lm"
+rm -f conftest.out
+AC_LINK_IFELSE([$1],
+  [AS_IF([test "$cpucycles_can_run" = yes],
+    [cpucycles_probe_cmd="$cpucycles_probe_runner ./conftest$ac_exeext"
+     _AS_ECHO_LOG([running $cpucycles_probe_cmd])
+     AS_IF([(eval "$cpucycles_probe_cmd") >&AS_MESSAGE_LOG_FD 2>&1 && test -s conftest.out],
+       [cpucycles_probe_status=0
+        sed 's/^/| conftest.out: /' conftest.out >&AS_MESSAGE_LOG_FD
+        $2],
+       [cpucycles_probe_status=$?
+        _AS_ECHO_LOG([probe exited with status $cpucycles_probe_status])
+        $3])],
+    [$5])],
+  [$4])
+CPPFLAGS=$cpucycles_save_CPPFLAGS
+LIBS=$cpucycles_save_LIBS
+])
+
+# CPUCYCLES_PROBE(NAME)
+# ---------------------
+# Probes counter NAME (src/cpucycles/NAME.h), prints one line such as
+#   checking counter amd64-tsc... yes, precision 124, 2596 MHz, off-core
+# and appends NAME to cpucycles_probed (the order of preference).
+AC_DEFUN([CPUCYCLES_PROBE], [
+m4_pushdef([_cpucycles_id], m4_translit([$1], [-], [_]))
+AC_MSG_CHECKING([counter $1])
+AC_CACHE_VAL([cpucycles_cv_counter_]_cpucycles_id, [
+  _CPUCYCLES_RUN_PROBE([AC_LANG_SOURCE([[
+#define CPUCYCLES_PROBE_HEADER "cpucycles/$1.h"
+#define CPUCYCLES_PROBE_ID ]]_cpucycles_id[[
+#include "probes/probe.c"
+]])],
+    [cpucycles_cv_counter_[]_cpucycles_id=`cat conftest.out`],
+    [cpucycles_cv_counter_[]_cpucycles_id="no probe crashed or failed (exit status $cpucycles_probe_status)"],
+    [cpucycles_cv_counter_[]_cpucycles_id="no does not compile for this target"],
+    [cpucycles_cv_counter_[]_cpucycles_id="unknown compiles; cross-compiling, so not run"])])
+CPUCYCLES_DESCRIBE_RESULT([$cpucycles_cv_counter_]_cpucycles_id)
+AC_MSG_RESULT([$cpucycles_description])
+AS_VAR_APPEND([cpucycles_probed], [" $1"])
+m4_popdef([_cpucycles_id])
+])
+
+# CPUCYCLES_RESULT_FIELD(RESULT, FIELD)
+# -------------------------------------
+# The value of FIELD=value in a probe result, or empty.
+AC_DEFUN([CPUCYCLES_RESULT_FIELD],
+[`AS_ECHO(["$1"]) | sed -n 's/.* $2=\([[^ ]]*\).*/\1/p'`])
+
+# CPUCYCLES_DESCRIBE_RESULT(RESULT)
+# ---------------------------------
+# Sets cpucycles_description to the human form of a probe result.
+AC_DEFUN([CPUCYCLES_DESCRIBE_RESULT], [
+cpucycles_result="$1"
+AS_CASE([$cpucycles_result],
+  [yes*],
+  [cpucycles_precision=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [precision])
+   cpucycles_hz=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [hz])
+   cpucycles_kind=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [kind])
+   AS_CASE([$cpucycles_kind],
+     [1], [cpucycles_kind_name=on-core],
+     [2], [cpucycles_kind_name=off-core],
+     [3], [cpucycles_kind_name="off-core, scaled"],
+     [4], [cpucycles_kind_name="system call"],
+     [5], [cpucycles_kind_name="OS clock, scaled"],
+     [cpucycles_kind_name="kind $cpucycles_kind"])
+   cpucycles_mhz=`AS_ECHO(["$cpucycles_hz"]) | awk '{ printf "%.0f", $[]1 / 1e6 }'`
+   cpucycles_description="yes, precision $cpucycles_precision, $cpucycles_mhz MHz, $cpucycles_kind_name"],
+  [no*|unknown*],
+  [cpucycles_description=`AS_ECHO(["$cpucycles_result"]) | sed 's/^\([[a-z]]*\) \(.*\)/\1 (\2)/'`],
+  [cpucycles_description="invalid cached result '$cpucycles_result' (ignored)"
+   AC_MSG_WARN([cached result '$cpucycles_result' is not of the form 'yes precision=...' or 'no REASON'])])
+])
+
+# CPUCYCLES_HOST_FINGERPRINT
+# --------------------------
+# Sets cpucycles_cv_fingerprint to the build host's fingerprint
+# (src/fingerprint.c), or to "unknown" when probes cannot run.
+AC_DEFUN([CPUCYCLES_HOST_FINGERPRINT], [
+AC_CACHE_CHECK([the build host's fingerprint], [cpucycles_cv_fingerprint], [
+  _CPUCYCLES_RUN_PROBE([AC_LANG_SOURCE([[#include "probes/host.c"]])],
+    [cpucycles_cv_fingerprint=`sed 1q conftest.out | tr -d '"\\\\'`],
+    [cpucycles_cv_fingerprint=unknown],
+    [AC_MSG_FAILURE([cannot compile the host probe (probes/host.c)])],
+    [cpucycles_cv_fingerprint=unknown])])
+])

@@ -1,0 +1,45 @@
+/* probes/probe.c - configure's probe of one counter.
+ *
+ * configure (m4/cpucycles_probe.m4) compiles this with
+ *   CPUCYCLES_PROBE_HEADER  "cpucycles/NAME.h"
+ *   CPUCYCLES_PROBE_ID      NAME with '-' as '_'
+ * and runs it.  It measures the counter with the library's own measuring
+ * code (src/measure.c) and writes one line to conftest.out:
+ *   yes precision=P hz=H kind=K nominal=N scale=C persecond=S
+ *   no REASON
+ * The library is not built yet, so its few sources are included whole. */
+#define CPUCYCLES_COUNTER_SETUP 1
+#define CPUCYCLES_STATE_STORAGE /* this program owns the counter's state */
+#include CPUCYCLES_PROBE_HEADER
+#include "measure.c"
+#include "guard.c"
+#include "persecond.c"
+#include <stdio.h>
+#include <stdlib.h>
+
+#define PROBE_PASTE3(a, b, c) a##b##c
+#define PROBE_FN(id, what) PROBE_PASTE3(cpucycles_, id, what)
+
+int main(void)
+{
+  struct cpucycles_counter c;
+  struct cpucycles_result r;
+  struct cpucycles_persecond_report report;
+  long long persecond;
+  FILE *out = fopen("conftest.out", "w");
+
+  if (!out) return 2;
+  c.name = "probe";
+  c.kind = PROBE_FN(CPUCYCLES_PROBE_ID, _kind);
+  c.setup = PROBE_FN(CPUCYCLES_PROBE_ID, _setup);
+  c.read = PROBE_FN(CPUCYCLES_PROBE_ID, _read);
+  persecond = cpucycles_persecond_resolve("/etc/cpucyclespersecond", getenv("cpucyclespersecond"),
+                                          0, &report);
+  if (cpucycles_measure(&c, persecond, 1, &r))
+    fprintf(out, "yes precision=%lld hz=%.0f kind=%d nominal=%.0f scale=%.9g persecond=%lld\n",
+            r.precision, r.measured_hz, c.kind, r.nominal_hz, r.scale, persecond);
+  else
+    fprintf(out, "no %s\n", r.reason);
+  if (report.problems[0]) fprintf(stderr, "probe: ignored %s\n", report.problems);
+  return fclose(out) != 0;
+}

@@ -1,0 +1,31 @@
+/* amd64-tsc: the time-stamp counter, read with RDTSC.
+ *
+ * On every x86-64 CPU of the last fifteen years the TSC ticks at a constant
+ * rate (the "invariant TSC", CPUID 0x80000007 EDX bit 8), whatever the core
+ * clock does: it is an off-core clock that only looks like a cycle counter,
+ * hence the off-core kind and its penalty.  RDTSC is not ordered against
+ * the instructions around it; amd64-tscp is the ordered variant. */
+#ifndef CPUCYCLES_AMD64_TSC_H
+#define CPUCYCLES_AMD64_TSC_H
+#include "counter.h"
+#if defined(__x86_64__)
+#define CPUCYCLES_HAVE_AMD64_TSC 1
+
+enum { cpucycles_amd64_tsc_kind = CPUCYCLES_KIND_OFFCORE };
+
+static inline long long cpucycles_amd64_tsc_read(void)
+{
+  unsigned int lo, hi;
+  __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+  return (long long)(((unsigned long long)hi << 32) | lo);
+}
+
+#if defined(CPUCYCLES_COUNTER_SETUP)
+static inline int cpucycles_amd64_tsc_setup(struct cpucycles_setup *s)
+{
+  (void)s; /* CR4.TSD could make RDTSC fault: the guarded read finds out */
+  return 0;
+}
+#endif
+#endif
+#endif

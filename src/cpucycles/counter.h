@@ -1,0 +1,52 @@
+/*
+ * cpucycles/counter.h - what every counter file shares.
+ *
+ * Each counter lives in one header, src/cpucycles/NAME.h, which is the single
+ * source of its read sequence and setup.  It is included by its configure
+ * probe, by the library's run-time table, and (for the chosen counter) by the
+ * installed <cpucycles.h>.  A counter file for architecture A compiles to
+ * nothing elsewhere and defines CPUCYCLES_HAVE_<ID> when it does compile.
+ *
+ * For a counter with identifier ID (name with '-' turned into '_') it defines:
+ *   static inline long long cpucycles_ID_read(void);
+ *   static inline int cpucycles_ID_setup(struct cpucycles_setup *s);
+ *   enum { cpucycles_ID_kind = CPUCYCLES_KIND_... };
+ * setup returns 0 when the counter may be read, or -1 with s->reason set.
+ * A scaled counter also sets s->nominal_hz, the rate it ticks at.
+ */
+#ifndef CPUCYCLES_COUNTER_H
+#define CPUCYCLES_COUNTER_H
+
+/* The kind decides the penalty added to the measured precision and whether
+ * the ticks are scaled to cycles (rules of libcpucycles' selection). */
+enum cpucycles_kind {
+  CPUCYCLES_KIND_ONCORE = 1,  /* counts core cycles: no penalty, unscaled */
+  CPUCYCLES_KIND_OFFCORE = 2, /* off-core clock read as cycles (TSC): +100 */
+  CPUCYCLES_KIND_SCALED = 3,  /* off-core clock at a known rate, scaled to
+                                 cycles; kept only if the CPU frequency is
+                                 near a multiple of that rate: +100 */
+  CPUCYCLES_KIND_SYSCALL = 4, /* cycles counted by the kernel, read through a
+                                 system call: +100 */
+  CPUCYCLES_KIND_OSCLOCK = 5, /* fixed-resolution OS clock, scaled: +200 */
+  CPUCYCLES_KIND_NONE = 6     /* the last resort that always returns 0 */
+};
+
+struct cpucycles_setup {
+  const char *reason;  /* why setup failed, for config.log and -info */
+  double nominal_hz;   /* ticks per second of a scaled counter, else 0 */
+};
+
+/* State of stateful counters (perf file descriptors, mmap pages) is defined
+ * exactly once: by the library, or by a probe program, which define
+ * CPUCYCLES_STATE_STORAGE as empty before including counter files. */
+#ifndef CPUCYCLES_STATE_STORAGE
+#define CPUCYCLES_STATE_STORAGE extern
+#endif
+
+#if defined(__GNUC__)
+#define CPUCYCLES_COMPILER_BARRIER() __asm__ __volatile__("" ::: "memory")
+#else
+#define CPUCYCLES_COMPILER_BARRIER() ((void)0)
+#endif
+
+#endif

@@ -1,0 +1,19 @@
+/* default-zero: always 0.  Chosen only when no other counter works, so that
+ * cpucycles() still returns instead of crashing ("failure is not allowed"). */
+#ifndef CPUCYCLES_DEFAULT_ZERO_H
+#define CPUCYCLES_DEFAULT_ZERO_H
+#include "counter.h"
+#define CPUCYCLES_HAVE_DEFAULT_ZERO 1
+
+enum { cpucycles_default_zero_kind = CPUCYCLES_KIND_NONE };
+
+static inline long long cpucycles_default_zero_read(void) { return 0; }
+
+#if defined(CPUCYCLES_COUNTER_SETUP)
+static inline int cpucycles_default_zero_setup(struct cpucycles_setup *s)
+{
+  (void)s;
+  return 0;
+}
+#endif
+#endif

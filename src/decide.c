@@ -1,0 +1,69 @@
+/* decide.c - see decide.h. */
+#include "decide.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The recheck on first use may find a precision this much worse than the
+ * build host's before the counter is distrusted: a shared, noisy machine
+ * moves the smallest step a little, a broken counter moves it a lot. */
+#define PRECISION_SLACK 2
+
+/* Why the configure-time counter may not be used here, or 0 if it may. */
+static const char *verify_fixed(const struct cpucycles_counter *table, int n,
+                                const struct cpucycles_plan *plan,
+                                struct cpucycles_decision *d)
+{
+  const struct cpucycles_counter *c;
+  struct cpucycles_result *r = &d->fixed_check;
+
+  if (plan->fixed < 0 || plan->fixed >= n) return "no counter was chosen at build time";
+  c = &table[plan->fixed];
+  if (!d->host_matches) return "this host differs from the build host";
+  if (!cpucycles_measure(c, d->persecond, 0, r)) {
+    snprintf(d->why, sizeof d->why, "%s failed its check here: %s", c->name, r->reason);
+    return d->why;
+  }
+  if (fabs(r->scale - plan->fixed_scale) > 1e-3 * plan->fixed_scale) {
+    snprintf(d->why, sizeof d->why,
+             "%s: cycles per tick is %g here (persecond %lld), %g at build time", c->name,
+             r->scale, d->persecond, plan->fixed_scale);
+    return d->why;
+  }
+  if (plan->fixed_precision > 0 && r->precision > PRECISION_SLACK * plan->fixed_precision) {
+    snprintf(d->why, sizeof d->why, "%s: precision %lld here, %lld at build time", c->name,
+             r->precision, plan->fixed_precision);
+    return d->why;
+  }
+  return 0;
+}
+
+void cpucycles_decide(const struct cpucycles_counter *table, int n,
+                      const struct cpucycles_plan *plan, const char *etc_path,
+                      const char *env_value, struct cpucycles_decision *d)
+{
+  const char *refused;
+  char reason[sizeof d->why - 32];
+
+  memset(d, 0, sizeof *d);
+  if (n > CPUCYCLES_MAX_COUNTERS) n = CPUCYCLES_MAX_COUNTERS;
+  cpucycles_fingerprint(d->host_fingerprint, sizeof d->host_fingerprint);
+  d->host_matches = strcmp(d->host_fingerprint, plan->build_fingerprint) == 0;
+  d->persecond = cpucycles_persecond_resolve(etc_path, env_value,
+                                             d->host_matches ? plan->build_persecond : 0,
+                                             &d->persecond_report);
+
+  refused = verify_fixed(table, n, plan, d);
+  if (!refused) {
+    d->fixed_ok = 1;
+    d->index = plan->fixed;
+    d->scale = d->fixed_check.scale;
+    snprintf(d->why, sizeof d->why, "inline %s verified on this host", table[d->index].name);
+    return;
+  }
+  snprintf(reason, sizeof reason, "%.*s", (int)sizeof reason - 1, refused);
+  d->reselected = 1;
+  d->index = cpucycles_select(table, n, d->persecond, d->results);
+  d->scale = d->results[d->index].available ? d->results[d->index].scale : 1;
+  snprintf(d->why, sizeof d->why, "chosen at run time: %s", reason);
+}

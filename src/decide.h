@@ -1,0 +1,48 @@
+/* decide.h - the library's first-call decision: keep the counter configure
+ * chose (inline path), or choose again among the compiled counters.
+ * Internal, but exported for cpucycles-info and the tests. */
+#ifndef CPUCYCLES_DECIDE_H
+#define CPUCYCLES_DECIDE_H
+#include "fingerprint.h"
+#include "persecond.h"
+#include "select.h"
+
+#define CPUCYCLES_MAX_COUNTERS 32
+
+/* What the build decided (from cpucycles-config.h). */
+struct cpucycles_plan {
+  int fixed;                     /* table index of the inlined counter, or -1 */
+  long long fixed_precision;     /* its precision on the build host, 0 unknown */
+  double fixed_scale;            /* its cycles per tick on the build host */
+  const char *build_fingerprint;
+  long long build_persecond;     /* 0 unknown */
+};
+
+struct cpucycles_decision {
+  int fixed_ok;                  /* the inline path may be used */
+  int index;                     /* table index of the counter in use */
+  double scale;                  /* cycles per tick of that counter */
+  char why[200];                 /* the verdict, for people */
+  char host_fingerprint[CPUCYCLES_FINGERPRINT_MAX];
+  int host_matches;              /* host fingerprint == build fingerprint */
+  long long persecond;
+  struct cpucycles_persecond_report persecond_report;
+  struct cpucycles_result fixed_check; /* the recheck of the fixed counter */
+  int reselected;                /* results[] below are filled */
+  struct cpucycles_result results[CPUCYCLES_MAX_COUNTERS];
+};
+
+/* Decides for table[0..n-1] under plan.  etc_path and env_value are the
+ * persecond overrides (normally "/etc/cpucyclespersecond" and
+ * getenv("cpucyclespersecond")).  Never fails. */
+void cpucycles_decide(const struct cpucycles_counter *table, int n,
+                      const struct cpucycles_plan *plan, const char *etc_path,
+                      const char *env_value, struct cpucycles_decision *d);
+
+/* The process's decision, made on first use. */
+const struct cpucycles_decision *cpucycles_decision(void);
+
+/* The plan compiled into the library from cpucycles-config.h. */
+void cpucycles_build_plan(struct cpucycles_plan *plan);
+
+#endif

@@ -1,0 +1,16 @@
+/* fingerprint.h - what identifies a host for the counters' sake.
+ *
+ * The configure-time choice is trusted at run time only on a host with the
+ * same fingerprint as the build host.  On x86 it is the CPUID vendor,
+ * family/model/stepping and the feature bits the counters depend on (TSC,
+ * RDTSCP, invariant TSC, architectural PMU version); elsewhere the machine
+ * name and the first CPU identification line of /proc/cpuinfo. */
+#ifndef CPUCYCLES_FINGERPRINT_H
+#define CPUCYCLES_FINGERPRINT_H
+#include <stddef.h>
+
+#define CPUCYCLES_FINGERPRINT_MAX 160
+
+void cpucycles_fingerprint(char *buf, size_t len);
+
+#endif

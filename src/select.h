@@ -1,0 +1,56 @@
+/* select.h - measuring counters and choosing one: the rules of
+ * libcpucycles' selection, in the one piece of C that configure's probes
+ * and the library's run-time fallback both use. */
+#ifndef CPUCYCLES_SELECT_H
+#define CPUCYCLES_SELECT_H
+#include "cpucycles/counter.h"
+
+struct cpucycles_counter {
+  const char *name;                          /* "amd64-tsc" */
+  int kind;                                  /* enum cpucycles_kind */
+  int (*setup)(struct cpucycles_setup *);
+  long long (*read)(void);
+};
+
+struct cpucycles_result {
+  int available;         /* 1 when the counter may be used */
+  const char *reason;    /* why not, when it may not */
+  long long precision;   /* cycles: smallest step times scale, plus penalty */
+  double scale;          /* cycles per tick: 1 for unscaled kinds */
+  double nominal_hz;     /* the rate a scaled counter claims, else 0 */
+  double measured_hz;    /* ticks per second against CLOCK_MONOTONIC, or 0 */
+};
+
+/* Penalty in cycles added to a kind's measured precision. */
+long long cpucycles_kind_penalty(int kind);
+/* "on-core", "off-core", ... for people. */
+const char *cpucycles_kind_name(int kind);
+
+/* Sets up and measures one counter, all under the fault guard.  persecond
+ * is the CPU frequency estimate used to scale scaled kinds.  When
+ * measure_hz is nonzero, also times the counter against CLOCK_MONOTONIC
+ * over 10 ms.  Returns r->available. */
+int cpucycles_measure(const struct cpucycles_counter *c, long long persecond,
+                      int measure_hz, struct cpucycles_result *r);
+
+/* The same checks without setup or frequency: reads an already set-up
+ * counter 1000 times (up to 10 tries) under the guard. */
+int cpucycles_measure_precision(const struct cpucycles_counter *c, double scale,
+                                struct cpucycles_result *r);
+
+/* Cycles per tick for a counter of this kind and nominal rate, or 0 when
+ * the CPU frequency is not near a multiple of the rate (scaled kind). */
+double cpucycles_scale_for(int kind, double nominal_hz, long long persecond);
+
+/* Index of the counter to use among n measured ones: the available one of
+ * smallest precision, the earlier one on a tie; the last entry (which is
+ * default-zero) when none is available.  The one rule that configure's
+ * choice (probes/choose.c) and the run-time choice share. */
+int cpucycles_choose(const struct cpucycles_result *results, int n);
+
+/* Measures every counter of the table and returns the index of the chosen
+ * one (default-zero, the last entry, when nothing else works). */
+int cpucycles_select(const struct cpucycles_counter *table, int n, long long persecond,
+                     struct cpucycles_result *results);
+
+#endif

@@ -1,0 +1,52 @@
+/* t-choice - configure's choice is the run-time choice on the build host.
+ *
+ * Runs the library's full run-time selection (the code the fallback uses)
+ * here and compares it with what configure chose, and checks that the
+ * library's table is in configure's order, which breaks ties. */
+#include "cpucycles.h"
+#include "decide.h"
+#include "table.h"
+#include "tap.h"
+#include <string.h>
+
+static const char *const build_order[] = {
+#define X(name, available, precision, hz, kind, reason) name,
+  CPUCYCLES_BUILD_COUNTERS(X)
+#undef X
+};
+#define NBUILD ((int)(sizeof build_order / sizeof build_order[0]))
+
+int main(void)
+{
+  const struct cpucycles_decision *d = cpucycles_decision();
+  struct cpucycles_result results[CPUCYCLES_MAX_COUNTERS];
+  int i, j, in_order = 1, chosen;
+
+  tap_plan(3);
+  /* Every counter of the library is in configure's list, in its order. */
+  for (i = 0, j = 0; i < cpucycles_table_size; i++) {
+    while (j < NBUILD && strcmp(build_order[j], cpucycles_table[i].name) != 0) j++;
+    if (j == NBUILD) {
+      tap_diag("%s is missing or out of configure's order", cpucycles_table[i].name);
+      in_order = 0;
+      break;
+    }
+  }
+  tap_ok(in_order, "the library's counters are in configure's order");
+
+  if (!d->host_matches || CPUCYCLES_CHOSEN[0] == 0) {
+    tap_skip("run-time choice equals configure's", "not the build host");
+    tap_skip("the choice is not default-zero", "not the build host");
+    return tap_done();
+  }
+  chosen = cpucycles_select(cpucycles_table, cpucycles_table_size, cpucycles_persecond(), results);
+  for (i = 0; i < cpucycles_table_size; i++)
+    if (results[i].available)
+      tap_diag("%s precision %lld", cpucycles_table[i].name, results[i].precision);
+  tap_ok(strcmp(cpucycles_table[chosen].name, CPUCYCLES_CHOSEN) == 0,
+         "run-time choice %s equals configure's %s", cpucycles_table[chosen].name,
+         CPUCYCLES_CHOSEN);
+  tap_ok(strcmp(cpucycles_table[chosen].name, "default-zero") != 0,
+         "a real counter was found on this host");
+  return tap_done();
+}

@@ -1,0 +1,76 @@
+#!/bin/sh
+# t-installed - install into a scratch DESTDIR and use it as a user would:
+# pkg-config flags, strict C99/C11/C++ builds of tests/api-user.c, a run,
+# and the chosen counter's instruction inline in the user's code.
+# Needs: top_srcdir, top_builddir (from AM_TESTS_ENVIRONMENT), MAKE, CC, CXX.
+set -u
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); echo "not ok $n - $*"; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+check() { what=$1; shift; if "$@" >>"$log" 2>&1; then ok "$what"; else notok "$what"; sed 's/^/# /' "$log"; fi; : >"$log"; }
+
+echo "1..8"
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-installed.XXXXXX") || exit 1
+trap 'rm -rf "$scratch"' EXIT
+log=$scratch/log
+: >"$log"
+prefix=$(sed -n 's/^prefix=//p' "$top_builddir/cpucycles.pc")
+libdir=$(sed -n 's/^libdir=//p' "$top_builddir/cpucycles.pc" | sed "s|\${exec_prefix}|$prefix|; s|\${prefix}|$prefix|")
+root=$scratch/root
+
+check "make install DESTDIR=... succeeds" ${MAKE:-make} -C "$top_builddir" install DESTDIR="$root"
+inc=$root$prefix/include
+lib=$root$libdir
+check "the headers, library and cpucycles.pc are installed" \
+  test -f "$inc/cpucycles.h" -a -f "$inc/cpucycles-config.h" -a -f "$inc/cpucycles/counter.h" \
+  -a -f "$lib/pkgconfig/cpucycles.pc" -a -f "$lib/libcpucycles.a"
+bad=$(grep -h '^# *define' "$inc/cpucycles-config.h" "$inc/cpucycles.h" | grep -v '^# *define CPUCYCLES_')
+if [ -z "$bad" ]; then
+  ok "the installed headers define only CPUCYCLES_ names"
+else
+  notok "the installed headers define only CPUCYCLES_ names"; echo "$bad" | sed 's/^/# /'
+fi
+
+strict="-Wall -Wextra -Wpedantic -Werror -O2"
+check "C99 strict build against the installed headers and library" \
+  ${CC:-cc} -std=c99 $strict -I"$inc" "$top_srcdir/tests/api-user.c" -o "$scratch/user99" -L"$lib" -lcpucycles -lm
+check "C11 strict build" \
+  ${CC:-cc} -std=c11 $strict -I"$inc" -c "$top_srcdir/tests/api-user.c" -o "$scratch/user11.o"
+if command -v "${CXX:-c++}" >/dev/null 2>&1; then
+  check "C++ strict build" \
+    ${CXX:-c++} -std=c++11 $strict -x c++ -I"$inc" -c "$top_srcdir/tests/api-user.c" -o "$scratch/userxx.o"
+else
+  skip "C++ strict build" "no C++ compiler"
+fi
+if [ -x "$scratch/user99" ] && LD_LIBRARY_PATH=$lib ${CPUCYCLES_RUNNER:-} "$scratch/user99" >"$log" 2>&1 && grep -q api-ok "$log"; then
+  ok "the program runs against the installed library: $(head -n 1 "$log")"
+else
+  notok "the program runs against the installed library"; sed 's/^/# /' "$log"
+fi
+: >"$log"
+
+# Which instruction the chosen counter's read is.
+chosen=$(sed -n 's/^#define CPUCYCLES_CHOSEN "\(.*\)"/\1/p' "$inc/cpucycles-config.h")
+fixed=$(sed -n 's/^#define CPUCYCLES_FIXED \([01]\)$/\1/p' "$inc/cpucycles-config.h")
+case $chosen in
+  amd64-tsc) insn=rdtsc ;;
+  amd64-tscp) insn=rdtscp ;;
+  amd64-pmc|amd64-perfpmc) insn=rdpmc ;;
+  *) insn= ;;
+esac
+OBJDUMP=${OBJDUMP:-objdump}
+if [ "$fixed" != 1 ]; then
+  skip "the counter's instruction is inline in the user's code" "no fixed counter in this build"
+elif [ -z "$insn" ]; then
+  skip "the counter's instruction is inline in the user's code" "$chosen is not a single instruction"
+elif ! command -v "$OBJDUMP" >/dev/null 2>&1; then
+  skip "the counter's instruction is inline in the user's code" "no $OBJDUMP"
+else
+  "$OBJDUMP" -d "$scratch/user99" | awk '/<cpucycles_user_measure>:/{f=1;next} /^$/{f=0} f' >"$log"
+  if grep -qw "$insn" "$log"; then
+    ok "$insn is inline in cpucycles_user_measure ($chosen)"
+  else
+    notok "$insn is inline in cpucycles_user_measure ($chosen)"; sed 's/^/# /' "$log"
+  fi
+fi

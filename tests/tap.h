@@ -1,0 +1,54 @@
+/* tap.h - the few lines of TAP (Test Anything Protocol) the tests print,
+ * read by automake's tap-driver.sh.  Not a framework: plan, ok, skip. */
+#ifndef CPUCYCLES_TAP_H
+#define CPUCYCLES_TAP_H
+#include <stdarg.h>
+#include <stdio.h>
+
+static int tap_count;
+static int tap_failed;
+
+static inline void tap_plan(int n)
+{
+  printf("1..%d\n", n);
+  fflush(stdout);
+}
+
+/* ok N - what, or not ok N - what; returns cond. */
+static inline int tap_ok(int cond, const char *fmt, ...)
+{
+  va_list ap;
+  printf("%sok %d - ", cond ? "" : "not ", ++tap_count);
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  printf("\n");
+  fflush(stdout);
+  if (!cond) tap_failed++;
+  return cond;
+}
+
+/* ok N - what # SKIP reason: the check could not be made here. */
+static inline void tap_skip(const char *what, const char *reason)
+{
+  printf("ok %d - %s # SKIP %s\n", ++tap_count, what, reason);
+  fflush(stdout);
+}
+
+/* A diagnostic line, shown in the test's log. */
+static inline void tap_diag(const char *fmt, ...)
+{
+  va_list ap;
+  printf("# ");
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  printf("\n");
+}
+
+static inline int tap_done(void)
+{
+  fflush(stdout);
+  return 0; /* the driver reads the results; a crash still shows */
+}
+#endif
