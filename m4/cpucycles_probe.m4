@@ -53,8 +53,6 @@ AC_DEFUN([_CPUCYCLES_RUN_PROBE], [
 AC_REQUIRE([CPUCYCLES_SET_PROBE_RUNNER])
 cpucycles_save_CPPFLAGS=$CPPFLAGS
 CPPFLAGS="$CPPFLAGS -I$srcdir/src -I$srcdir"
-cpucycles_save_LIBS=$LIBS
-LIBS="$LIBS -lm"
 rm -f conftest.out
 AC_LINK_IFELSE([$1],
   [AS_IF([test "$cpucycles_can_run" = yes],
@@ -70,7 +68,6 @@ AC_LINK_IFELSE([$1],
     [$5])],
   [$4])
 CPPFLAGS=$cpucycles_save_CPPFLAGS
-LIBS=$cpucycles_save_LIBS
 ])
 
 # CPUCYCLES_PROBE(NAME)

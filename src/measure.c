@@ -3,7 +3,6 @@
 #include "select.h"
 #include "guard.h"
 #include "cpucycles/default-monotonic.h"
-#include <math.h>
 #include <stddef.h>
 
 #define READS_PER_TRY 1000
@@ -44,8 +43,8 @@ double cpucycles_scale_for(int kind, double nominal_hz, long long persecond)
    * multiple of its rate, possibly over a small power of two: otherwise the
    * frequency estimate is not trusted to turn its ticks into cycles. */
   for (den = 1; den <= 16; den *= 2) {
-    double multiple = floor(ratio * den + 0.5);
-    if (multiple >= 1 && fabs(ratio * den - multiple) <= 0.01 * multiple)
+    double multiple = (double)cpucycles_round(ratio * den), off = ratio * den - multiple;
+    if (multiple >= 1 && off <= 0.01 * multiple && -off <= 0.01 * multiple)
       return multiple / den;
   }
   return 0;
@@ -97,7 +96,7 @@ int cpucycles_measure_precision(const struct cpucycles_counter *c, double scale,
   }
   r->available = 1;
   r->reason = 0;
-  r->precision = (long long)floor((double)w.smallest_step * scale + 0.5) +
+  r->precision = cpucycles_round((double)w.smallest_step * scale) +
                  cpucycles_kind_penalty(c->kind);
   return 1;
 }

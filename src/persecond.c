@@ -2,7 +2,7 @@
 #include "persecond.h"
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
+#include <math.h> /* isnan, isinf: macros, no libm */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +44,7 @@ int cpucycles_parse_persecond(const char *text, long long *hz, const char **why)
     *why = "outside 1 MHz to 100 GHz";
     return 0;
   }
-  *hz = (long long)floor(value + 0.5);
+  *hz = (long long)(value + 0.5);
   return 1;
 }
 
@@ -80,7 +80,7 @@ static long long cpuinfo_mhz(void)
       if (strspn(line + n, " \t") != (size_t)(colon - line - (long)n)) continue;
       mhz = strtod(colon + 1, 0);
       if (mhz * 1e6 >= (double)CPUCYCLES_PERSECOND_MIN && mhz * 1e6 <= (double)CPUCYCLES_PERSECOND_MAX)
-        hz = (long long)floor(mhz * 1e6 + 0.5);
+        hz = (long long)(mhz * 1e6 + 0.5);
       break;
     }
   }
@@ -96,7 +96,7 @@ long long cpucycles_persecond_from_os(void)
   if (read_file("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", line, sizeof line)) {
     double khz = strtod(line, 0);
     if (khz * 1e3 >= (double)CPUCYCLES_PERSECOND_MIN && khz * 1e3 <= (double)CPUCYCLES_PERSECOND_MAX)
-      return (long long)floor(khz * 1e3 + 0.5);
+      return (long long)(khz * 1e3 + 0.5);
   }
   hz = cpuinfo_mhz();
   if (hz) return hz;

@@ -21,6 +21,9 @@ struct cpucycles_result {
   double measured_hz;    /* ticks per second against CLOCK_MONOTONIC, or 0 */
 };
 
+/* x rounded to the nearest integer, for x >= 0 (no libm needed). */
+static inline long long cpucycles_round(double x) { return (long long)(x + 0.5); }
+
 /* Penalty in cycles added to a kind's measured precision. */
 long long cpucycles_kind_penalty(int kind);
 /* "on-core", "off-core", ... for people. */

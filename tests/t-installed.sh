@@ -2,7 +2,8 @@
 # t-installed - install into a scratch DESTDIR and use it as a user would:
 # pkg-config flags, strict C99/C11/C++ builds of tests/api-user.c, a run,
 # and the chosen counter's instruction inline in the user's code.
-# Needs: top_srcdir, top_builddir (from AM_TESTS_ENVIRONMENT), MAKE, CC, CXX.
+# Needs: top_srcdir, top_builddir (from AM_TESTS_ENVIRONMENT), MAKE, CC, CXX;
+# the build's CFLAGS and LDFLAGS are added to the link (a sanitizer build).
 set -u
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
@@ -34,7 +35,8 @@ fi
 
 strict="-Wall -Wextra -Wpedantic -Werror -O2"
 check "C99 strict build against the installed headers and library" \
-  ${CC:-cc} -std=c99 $strict -I"$inc" "$top_srcdir/tests/api-user.c" -o "$scratch/user99" -L"$lib" -lcpucycles -lm
+  ${CC:-cc} -std=c99 $strict ${CFLAGS:-} -I"$inc" "$top_srcdir/tests/api-user.c" -o "$scratch/user99" \
+  ${LDFLAGS:-} -L"$lib" -lcpucycles -lm
 check "C11 strict build" \
   ${CC:-cc} -std=c11 $strict -I"$inc" -c "$top_srcdir/tests/api-user.c" -o "$scratch/user11.o"
 if command -v "${CXX:-c++}" >/dev/null 2>&1; then
