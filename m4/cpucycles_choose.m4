@@ -41,6 +41,9 @@ for cpucycles_name in $cpucycles_probed; do
 done
 mv conftest.in cpucycles-probes.txt
 
+AS_IF([test "x$with_counter" != xauto && test "x$enable_fixed_counter" = xno],
+  [AC_MSG_ERROR([--with-counter=$with_counter asks for an inlined counter, --disable-fixed-counter for none: use one or the other])])
+
 AC_MSG_CHECKING([which counter to use])
 cpucycles_chosen=
 AS_IF([test "x$with_counter" != xauto],
@@ -77,8 +80,8 @@ AS_IF([test -z "$cpucycles_chosen"],
 CPUCYCLES_CHOSEN=$cpucycles_chosen
 CPUCYCLES_CHOSEN_ID=`AS_ECHO(["$cpucycles_chosen"]) | tr - _`
 CPUCYCLES_CHOSEN_UID=`AS_ECHO(["$CPUCYCLES_CHOSEN_ID"]) | tr a-z A-Z`
-AS_IF([test -z "$cpucycles_chosen"], [CPUCYCLES_CHOSEN=default-zero CPUCYCLES_CHOSEN_ID=default_zero CPUCYCLES_CHOSEN_UID=DEFAULT_ZERO])
-eval "cpucycles_result=\$cpucycles_cv_counter_$CPUCYCLES_CHOSEN_ID"
+cpucycles_result=
+AS_IF([test -n "$cpucycles_chosen"], [eval "cpucycles_result=\$cpucycles_cv_counter_$CPUCYCLES_CHOSEN_ID"])
 CPUCYCLES_FIXED_PRECISION=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [precision])
 CPUCYCLES_FIXED_SCALE=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [scale])
 cpucycles_kind=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [kind])

@@ -46,8 +46,11 @@ int main(void)
   printf("cpucycles version %s\n", cpucycles_version());
   printf("cpucycles build counters (measured by configure on the build host):\n");
   print_build_table();
-  printf("cpucycles build chose %s%s\n", CPUCYCLES_CHOSEN,
-         CPUCYCLES_FIXED ? ", inlined in cpucycles()" : ", not inlined (run-time choice)");
+  if (CPUCYCLES_CHOSEN[0])
+    printf("cpucycles build chose %s%s\n", CPUCYCLES_CHOSEN,
+           CPUCYCLES_FIXED ? ", inlined in cpucycles()" : ", not inlined (run-time choice)");
+  else
+    printf("cpucycles build chose nothing: no probe could run (the choice is made at run time)\n");
   printf("cpucycles build fingerprint: %s\n", CPUCYCLES_BUILD_FINGERPRINT);
   printf("cpucycles host fingerprint:  %s (%s)\n", d->host_fingerprint,
          d->host_matches ? "matches the build host" : "differs from the build host");

@@ -48,8 +48,8 @@ static void x86_fingerprint(char *buf, size_t len)
 /* First "model name", "cpu model", "uarch", "cpu", "CPU part" line. */
 static void cpuinfo_identity(char *buf, size_t len)
 {
-  static const char *const keys[] = {"model name", "cpu model", "uarch", "cpu\t", "cpu ",
-                                     "CPU part", "CPU implementer"};
+  static const char *const keys[] = {"model name", "cpu model", "uarch", "cpu", "CPU part",
+                                     "CPU implementer"};
   char line[256];
   FILE *f = fopen("/proc/cpuinfo", "r");
   size_t k;
@@ -58,7 +58,11 @@ static void cpuinfo_identity(char *buf, size_t len)
   while (!buf[0] && fgets(line, sizeof line, f)) {
     for (k = 0; k < sizeof keys / sizeof keys[0]; k++) {
       const char *colon = strchr(line, ':');
-      if (strncmp(line, keys[k], strlen(keys[k])) != 0 || !colon) continue;
+      size_t n = strlen(keys[k]);
+      /* the whole key: "cpu" must not match "cpu family" */
+      if (!colon || strncmp(line, keys[k], n) != 0 ||
+          strspn(line + n, " \t") != (size_t)(colon - line) - n)
+        continue;
       colon++;
       while (*colon == ' ' || *colon == '\t') colon++;
       snprintf(buf, len, "%s", colon);
