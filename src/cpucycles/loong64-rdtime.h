@@ -1,0 +1,55 @@
+/* loong64-rdtime: the LoongArch constant-frequency timer ("stable counter"),
+ * read with RDTIME.D, scaled by its frequency.
+ *
+ * An off-core clock, typically 100 MHz, readable in user mode.  CPUCFG,
+ * also a user-mode instruction, describes it: word 2 bit 14 (LLFTP) says
+ * the timer exists, word 4 is the frequency of the crystal that drives it,
+ * and word 5 holds a multiplier (bits 15..0) and divisor (bits 31..16), so
+ * that it ticks at word4 * mul / div Hz.  RDTIME.D's second register gets
+ * the counter's ID, which is not needed: it is discarded into $zero. */
+#ifndef CPUCYCLES_LOONG64_RDTIME_H
+#define CPUCYCLES_LOONG64_RDTIME_H
+#include "tickrate.h"
+#if defined(__loongarch__) && defined(__loongarch64)
+#define CPUCYCLES_HAVE_LOONG64_RDTIME 1
+
+enum { cpucycles_loong64_rdtime_kind = CPUCYCLES_KIND_SCALED };
+
+static inline long long cpucycles_loong64_rdtime_read(void)
+{
+  unsigned long long t;
+  __asm__ __volatile__("rdtime.d %0, $zero" : "=r"(t));
+  return (long long)t;
+}
+
+#if defined(CPUCYCLES_COUNTER_SETUP)
+static inline unsigned int cpucycles_loong64_cpucfg(unsigned long long word)
+{
+  unsigned long long v;
+  __asm__ __volatile__("cpucfg %0, %1" : "=r"(v) : "r"(word));
+  return (unsigned int)v;
+}
+
+static inline int cpucycles_loong64_rdtime_setup(struct cpucycles_setup *s)
+{
+  unsigned int base, cfg5, mul, div;
+  if (!(cpucycles_loong64_cpucfg(2) & (1u << 14))) {
+    s->reason = "no constant-frequency timer (CPUCFG word 2 bit 14 clear)";
+    return -1;
+  }
+  base = cpucycles_loong64_cpucfg(4);
+  cfg5 = cpucycles_loong64_cpucfg(5);
+  mul = cfg5 & 0xffff;
+  div = cfg5 >> 16;
+  if (base && mul && div) {
+    s->nominal_hz = (double)base * mul / div;
+    return 0;
+  }
+  s->nominal_hz = cpucycles_tickrate_measure(cpucycles_loong64_rdtime_read);
+  if (s->nominal_hz > 0) return 0;
+  s->reason = "timer frequency unknown: CPUCFG words 4 and 5 are 0";
+  return -1;
+}
+#endif
+#endif
+#endif

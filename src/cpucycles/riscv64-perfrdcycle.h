@@ -1,0 +1,38 @@
+/* riscv64-perfrdcycle: RDCYCLE, made readable by a perf cycles event.
+ *
+ * Since Linux 6.6 (with the default /proc/sys/kernel/perf_user_access = 1)
+ * user mode may read a hardware counter only while it holds an mmap()ed
+ * perf event on that counter: the kernel then sets the counter's scounteren
+ * bit for this process.  Setup opens and maps a user-space cycles event,
+ * which the SBI PMU driver places on the cycle CSR, and keeps it open; the
+ * read is then plain RDCYCLE, without amd64-perfpmc's seqlock: the kernel
+ * stops the counter when the thread is switched out and restarts it from
+ * the same value, so the raw CSR stays continuous for this thread.
+ * If the event lands on another counter, or perf_user_access is 0, RDCYCLE
+ * still raises SIGILL and the guarded read reports it. */
+#ifndef CPUCYCLES_RISCV64_PERFRDCYCLE_H
+#define CPUCYCLES_RISCV64_PERFRDCYCLE_H
+#include "linux-perf.h"
+#if defined(__riscv) && defined(__riscv_xlen) && __riscv_xlen == 64 && \
+    defined(CPUCYCLES_HAVE_LINUX_PERF)
+#define CPUCYCLES_HAVE_RISCV64_PERFRDCYCLE 1
+
+enum { cpucycles_riscv64_perfrdcycle_kind = CPUCYCLES_KIND_ONCORE };
+
+CPUCYCLES_STATE_STORAGE struct cpucycles_perf_state cpucycles_riscv64_perfrdcycle_state;
+
+static inline long long cpucycles_riscv64_perfrdcycle_read(void)
+{
+  unsigned long long t;
+  __asm__ __volatile__("rdcycle %0" : "=r"(t));
+  return (long long)t;
+}
+
+#if defined(CPUCYCLES_COUNTER_SETUP)
+static inline int cpucycles_riscv64_perfrdcycle_setup(struct cpucycles_setup *s)
+{
+  return cpucycles_perf_open(&cpucycles_riscv64_perfrdcycle_state, 1, s);
+}
+#endif
+#endif
+#endif

@@ -1,0 +1,31 @@
+/* riscv64-rdcycle: the cycle CSR (Zicntr), read with RDCYCLE.
+ *
+ * A true core-cycle counter.  User mode may read it only when the kernel
+ * sets the CY bit of scounteren.  Linux did so for every process until 6.6;
+ * since then it does so only with /proc/sys/kernel/perf_user_access = 2
+ * (legacy mode) or, with the default 1, for a process holding an mmap()ed
+ * perf event: that is riscv64-perfrdcycle.  Otherwise: SIGILL. */
+#ifndef CPUCYCLES_RISCV64_RDCYCLE_H
+#define CPUCYCLES_RISCV64_RDCYCLE_H
+#include "counter.h"
+#if defined(__riscv) && defined(__riscv_xlen) && __riscv_xlen == 64
+#define CPUCYCLES_HAVE_RISCV64_RDCYCLE 1
+
+enum { cpucycles_riscv64_rdcycle_kind = CPUCYCLES_KIND_ONCORE };
+
+static inline long long cpucycles_riscv64_rdcycle_read(void)
+{
+  unsigned long long t;
+  __asm__ __volatile__("rdcycle %0" : "=r"(t));
+  return (long long)t;
+}
+
+#if defined(CPUCYCLES_COUNTER_SETUP)
+static inline int cpucycles_riscv64_rdcycle_setup(struct cpucycles_setup *s)
+{
+  (void)s; /* a kernel that forbids RDCYCLE is caught by the guarded read */
+  return 0;
+}
+#endif
+#endif
+#endif

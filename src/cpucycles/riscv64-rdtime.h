@@ -1,0 +1,53 @@
+/* riscv64-rdtime: the time CSR (Zicntr), read with RDTIME, scaled by the
+ * timebase frequency.
+ *
+ * An off-core, constant-rate clock (often 1 to 25 MHz; the host TSC under
+ * qemu-user), readable by every Linux process, though on some boards the
+ * read traps to firmware that emulates it, at a cost of hundreds of cycles.
+ * Its rate is the device tree's /cpus/timebase-frequency (a 4- or 8-byte
+ * big-endian integer); without a device tree (ACPI systems, qemu-user)
+ * setup times the counter against CLOCK_MONOTONIC instead. */
+#ifndef CPUCYCLES_RISCV64_RDTIME_H
+#define CPUCYCLES_RISCV64_RDTIME_H
+#include "tickrate.h"
+#if defined(__riscv) && defined(__riscv_xlen) && __riscv_xlen == 64
+#define CPUCYCLES_HAVE_RISCV64_RDTIME 1
+
+enum { cpucycles_riscv64_rdtime_kind = CPUCYCLES_KIND_SCALED };
+
+static inline long long cpucycles_riscv64_rdtime_read(void)
+{
+  unsigned long long t;
+  __asm__ __volatile__("rdtime %0" : "=r"(t));
+  return (long long)t;
+}
+
+#if defined(CPUCYCLES_COUNTER_SETUP)
+/* /proc/device-tree/cpus/timebase-frequency, or 0 */
+static inline double cpucycles_riscv64_rdtime_devicetree(void)
+{
+  unsigned char b[9];
+  unsigned long long hz = 0;
+  size_t got, i;
+  FILE *f = fopen("/proc/device-tree/cpus/timebase-frequency", "rb");
+  if (!f) return 0;
+  got = fread(b, 1, sizeof b, f);
+  fclose(f);
+  if (got != 4 && got != 8) return 0;
+  for (i = 0; i < got; i++) hz = (hz << 8) | b[i];
+  return (double)hz;
+}
+
+static inline int cpucycles_riscv64_rdtime_setup(struct cpucycles_setup *s)
+{
+  s->nominal_hz = cpucycles_riscv64_rdtime_devicetree();
+  if (s->nominal_hz > 0) return 0;
+  s->nominal_hz = cpucycles_tickrate_measure(cpucycles_riscv64_rdtime_read);
+  if (s->nominal_hz > 0) return 0;
+  s->reason = "timebase frequency unknown: no /proc/device-tree/cpus/timebase-frequency, "
+              "and the counter did not move against CLOCK_MONOTONIC";
+  return -1;
+}
+#endif
+#endif
+#endif

@@ -1,0 +1,32 @@
+/* s390x-stckf: the z/Architecture TOD clock, stored with STCKF.
+ *
+ * Bit 51 of the TOD clock steps once a microsecond, so the whole 64-bit
+ * value counts 4096 per microsecond: a nominal 4.096 GHz off-core clock
+ * (the low bits may move in larger steps; on z15 it looks like a 2.048 GHz
+ * clock doubled).  STCKF ("fast") skips STCK's guarantee that every value
+ * is unique, which makes it cheaper; it needs the store-clock-fast facility
+ * (z9 and later).  It writes memory and sets the condition code. */
+#ifndef CPUCYCLES_S390X_STCKF_H
+#define CPUCYCLES_S390X_STCKF_H
+#include "counter.h"
+#if defined(__s390x__)
+#define CPUCYCLES_HAVE_S390X_STCKF 1
+
+enum { cpucycles_s390x_stckf_kind = CPUCYCLES_KIND_SCALED };
+
+static inline long long cpucycles_s390x_stckf_read(void)
+{
+  unsigned long long t;
+  __asm__ __volatile__("stckf %0" : "=Q"(t) : : "cc");
+  return (long long)t;
+}
+
+#if defined(CPUCYCLES_COUNTER_SETUP)
+static inline int cpucycles_s390x_stckf_setup(struct cpucycles_setup *s)
+{
+  s->nominal_hz = 4096000000.0;
+  return 0;
+}
+#endif
+#endif
+#endif

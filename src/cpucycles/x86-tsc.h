@@ -1,0 +1,32 @@
+/* x86-tsc: the time-stamp counter of 32-bit x86, read with RDTSC.
+ *
+ * Same counter as amd64-tsc.  On CPUs since the mid-2000s it ticks at a
+ * constant rate whatever the core clock does (an off-core clock that looks
+ * like a cycle counter); on older ones it counted core cycles but changed
+ * rate with power saving, so it is not trusted as on-core either way.
+ * CPUs without it (486-class and some embedded x86) raise SIGILL, as does a
+ * kernel that sets CR4.TSD: the guarded read finds out. */
+#ifndef CPUCYCLES_X86_TSC_H
+#define CPUCYCLES_X86_TSC_H
+#include "counter.h"
+#if defined(__i386__)
+#define CPUCYCLES_HAVE_X86_TSC 1
+
+enum { cpucycles_x86_tsc_kind = CPUCYCLES_KIND_OFFCORE };
+
+static inline long long cpucycles_x86_tsc_read(void)
+{
+  unsigned int lo, hi;
+  __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+  return (long long)(((unsigned long long)hi << 32) | lo);
+}
+
+#if defined(CPUCYCLES_COUNTER_SETUP)
+static inline int cpucycles_x86_tsc_setup(struct cpucycles_setup *s)
+{
+  (void)s;
+  return 0;
+}
+#endif
+#endif
+#endif
