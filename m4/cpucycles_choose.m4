@@ -74,6 +74,9 @@ AS_IF([test -z "$cpucycles_chosen"],
   [test "x$enable_fixed_counter" = xno],
   [CPUCYCLES_FIXED=0
    AC_MSG_RESULT([$cpucycles_chosen ($cpucycles_how), but not inlined: --disable-fixed-counter])],
+  [grep "define CPUCYCLES_[]AS_TR_CPP([$cpucycles_chosen])_BITS" "$srcdir/src/cpucycles/$cpucycles_chosen.h" >/dev/null 2>&1],
+  [CPUCYCLES_FIXED=1
+   AC_MSG_RESULT([$cpucycles_chosen ($cpucycles_how), a 32-bit counter extended by the library (not inlined)])],
   [CPUCYCLES_FIXED=1
    AC_MSG_RESULT([$cpucycles_chosen ($cpucycles_how), inlined in cpucycles()])])
 

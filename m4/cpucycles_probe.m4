@@ -79,15 +79,27 @@ AC_DEFUN([CPUCYCLES_PROBE], [
 m4_pushdef([_cpucycles_id], m4_translit([$1], [-], [_]))
 AC_MSG_CHECKING([counter $1])
 AC_CACHE_VAL([cpucycles_cv_counter_]_cpucycles_id, [
-  _CPUCYCLES_RUN_PROBE([AC_LANG_SOURCE([[
+  dnl A counter file for another architecture or OS defines nothing.
+  cpucycles_save_CPPFLAGS=$CPPFLAGS
+  CPPFLAGS="$CPPFLAGS -I$srcdir/src"
+  AC_PREPROC_IFELSE([AC_LANG_SOURCE([[
+#include "cpucycles/$1.h"
+#ifndef CPUCYCLES_HAVE_]]m4_toupper(_cpucycles_id)[[
+#error not for this target
+#endif
+]])], [cpucycles_for_target=yes], [cpucycles_for_target=no])
+  CPPFLAGS=$cpucycles_save_CPPFLAGS
+  AS_IF([test $cpucycles_for_target = no],
+    [cpucycles_cv_counter_[]_cpucycles_id="no not for this target"],
+    [_CPUCYCLES_RUN_PROBE([AC_LANG_SOURCE([[
 #define CPUCYCLES_PROBE_HEADER "cpucycles/$1.h"
 #define CPUCYCLES_PROBE_ID ]]_cpucycles_id[[
 #include "probes/probe.c"
 ]])],
     [cpucycles_cv_counter_[]_cpucycles_id=`cat conftest.out`],
     [cpucycles_cv_counter_[]_cpucycles_id="no probe crashed or failed (exit status $cpucycles_probe_status)"],
-    [cpucycles_cv_counter_[]_cpucycles_id="no does not compile for this target"],
-    [cpucycles_cv_counter_[]_cpucycles_id="unknown compiles; cross-compiling, so not run"])])
+    [cpucycles_cv_counter_[]_cpucycles_id="no does not compile (see config.log)"],
+    [cpucycles_cv_counter_[]_cpucycles_id="unknown compiles; cross-compiling, so not run"])])])
 CPUCYCLES_DESCRIBE_RESULT([$cpucycles_cv_counter_]_cpucycles_id)
 AC_MSG_RESULT([$cpucycles_description])
 AS_VAR_APPEND([cpucycles_probed], [" $1"])

@@ -10,7 +10,23 @@
 #include "cpucycles/amd64-perfpmc.h"
 #include "cpucycles/amd64-tscp.h"
 #include "cpucycles/amd64-tsc.h"
+#include "cpucycles/x86-tsc.h"
+#include "cpucycles/arm64-perfpmc.h"
+#include "cpucycles/arm64-pmc.h"
+#include "cpucycles/arm64-vct.h"
+#include "cpucycles/arm32-cortex.h"
+#include "cpucycles/riscv64-perfrdcycle.h"
+#include "cpucycles/riscv64-rdcycle.h"
+#include "cpucycles/riscv64-rdtime.h"
+#include "cpucycles/riscv32-rdcycle.h"
+#include "cpucycles/ppc64-mftb.h"
+#include "cpucycles/ppc32-mftb.h"
+#include "cpucycles/s390x-stckf.h"
+#include "cpucycles/sparc64-rdtick.h"
+#include "cpucycles/mips64-cc.h"
+#include "cpucycles/loong64-rdtime.h"
 #include "cpucycles/default-perfevent.h"
+#include "cpucycles/default-mach.h"
 #include "cpucycles/default-monotonic.h"
 #include "cpucycles/default-gettimeofday.h"
 #include "cpucycles/default-zero.h"
@@ -33,8 +49,56 @@ const struct cpucycles_counter cpucycles_table[] = {
 #ifdef CPUCYCLES_HAVE_AMD64_TSC
   COUNTER(amd64_tsc, "amd64-tsc")
 #endif
+#ifdef CPUCYCLES_HAVE_X86_TSC
+  COUNTER(x86_tsc, "x86-tsc")
+#endif
+#ifdef CPUCYCLES_HAVE_ARM64_PERFPMC
+  COUNTER(arm64_perfpmc, "arm64-perfpmc")
+#endif
+#ifdef CPUCYCLES_HAVE_ARM64_PMC
+  COUNTER(arm64_pmc, "arm64-pmc")
+#endif
+#ifdef CPUCYCLES_HAVE_ARM64_VCT
+  COUNTER(arm64_vct, "arm64-vct")
+#endif
+#ifdef CPUCYCLES_HAVE_ARM32_CORTEX
+  COUNTER(arm32_cortex, "arm32-cortex")
+#endif
+#ifdef CPUCYCLES_HAVE_RISCV64_PERFRDCYCLE
+  COUNTER(riscv64_perfrdcycle, "riscv64-perfrdcycle")
+#endif
+#ifdef CPUCYCLES_HAVE_RISCV64_RDCYCLE
+  COUNTER(riscv64_rdcycle, "riscv64-rdcycle")
+#endif
+#ifdef CPUCYCLES_HAVE_RISCV64_RDTIME
+  COUNTER(riscv64_rdtime, "riscv64-rdtime")
+#endif
+#ifdef CPUCYCLES_HAVE_RISCV32_RDCYCLE
+  COUNTER(riscv32_rdcycle, "riscv32-rdcycle")
+#endif
+#ifdef CPUCYCLES_HAVE_PPC64_MFTB
+  COUNTER(ppc64_mftb, "ppc64-mftb")
+#endif
+#ifdef CPUCYCLES_HAVE_PPC32_MFTB
+  COUNTER(ppc32_mftb, "ppc32-mftb")
+#endif
+#ifdef CPUCYCLES_HAVE_S390X_STCKF
+  COUNTER(s390x_stckf, "s390x-stckf")
+#endif
+#ifdef CPUCYCLES_HAVE_SPARC64_RDTICK
+  COUNTER(sparc64_rdtick, "sparc64-rdtick")
+#endif
+#ifdef CPUCYCLES_HAVE_MIPS64_CC
+  COUNTER(mips64_cc, "mips64-cc")
+#endif
+#ifdef CPUCYCLES_HAVE_LOONG64_RDTIME
+  COUNTER(loong64_rdtime, "loong64-rdtime")
+#endif
 #ifdef CPUCYCLES_HAVE_DEFAULT_PERFEVENT
   COUNTER(default_perfevent, "default-perfevent")
+#endif
+#ifdef CPUCYCLES_HAVE_DEFAULT_MACH
+  COUNTER(default_mach, "default-mach")
 #endif
 #ifdef CPUCYCLES_HAVE_DEFAULT_MONOTONIC
   COUNTER(default_monotonic, "default-monotonic")

@@ -29,7 +29,7 @@ static inline int cpucycles_amd64_pmc_setup(struct cpucycles_setup *s)
 {
   /* Without an event the read can still work when rdpmc=2, so a failed open
    * is not final: the guarded read decides, but keep the reason. */
-  if (cpucycles_perf_open(&cpucycles_amd64_pmc_state, 1, s) != 0)
+  if (cpucycles_perf_open(&cpucycles_amd64_pmc_state, 0, 1, s) != 0)
     s->reason = 0;
   return 0;
 }

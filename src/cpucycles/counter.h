@@ -32,8 +32,9 @@ enum cpucycles_kind {
 };
 
 struct cpucycles_setup {
-  const char *reason;  /* why setup failed, for config.log and -info */
-  double nominal_hz;   /* ticks per second of a scaled counter, else 0 */
+  long long persecond; /* in: the CPU frequency estimate, cycles/second */
+  const char *reason;  /* out: why setup failed, for config.log and -info */
+  double nominal_hz;   /* out: ticks per second of a scaled counter, else 0 */
 };
 
 /* State of stateful counters (perf file descriptors, mmap pages) is defined

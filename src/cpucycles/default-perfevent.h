@@ -24,7 +24,7 @@ static inline long long cpucycles_default_perfevent_read(void)
 #if defined(CPUCYCLES_COUNTER_SETUP)
 static inline int cpucycles_default_perfevent_setup(struct cpucycles_setup *s)
 {
-  return cpucycles_perf_open(&cpucycles_default_perfevent_state, 0, s);
+  return cpucycles_perf_open(&cpucycles_default_perfevent_state, 0, 0, s);
 }
 #endif
 #endif

@@ -20,6 +20,35 @@ struct cpucycles_perf_state {
   volatile struct perf_event_mmap_page *page; /* its mmap()ed first page */
 };
 
+/* The event's count, read in user space through its control page, as
+ * include/uapi/linux/perf_event.h documents: the kernel may move the event
+ * to another hardware counter, or stop it, at any context switch, and bumps
+ * pc->lock when it does, so the loop retries until index, offset and the
+ * counter were read with no update in between.  read_pmc(index) reads the
+ * hardware counter the page names (index is 1-based); the counter is
+ * pmc_width bits wide and is sign-extended (an arithmetic right shift, as
+ * GCC and Clang define it) before offset is added.  read_pmc is always a
+ * constant, so the compiler inlines it. */
+static inline long long cpucycles_perf_page_count(volatile struct perf_event_mmap_page *pc,
+                                                 unsigned long long (*read_pmc)(unsigned int))
+{
+  unsigned int seq, index, width;
+  unsigned long long count, pmc;
+  do {
+    seq = pc->lock;
+    CPUCYCLES_COMPILER_BARRIER();
+    index = pc->index;
+    count = (unsigned long long)pc->offset;
+    if (pc->cap_user_rdpmc && index) {
+      width = pc->pmc_width;
+      pmc = read_pmc(index) << (64 - width);
+      count += (unsigned long long)((long long)pmc >> (64 - width));
+    }
+    CPUCYCLES_COMPILER_BARRIER();
+  } while (pc->lock != seq);
+  return (long long)count;
+}
+
 #if defined(CPUCYCLES_COUNTER_SETUP)
 /* Setup half: system calls that the installed header never needs. */
 #include <errno.h>
@@ -29,15 +58,18 @@ struct cpucycles_perf_state {
 #include <unistd.h>
 
 /* Opens a user-space-only CPU-cycles event for this thread on any CPU and,
- * when want_page, maps its control page.  Returns 0 or -1 with s->reason. */
-static inline int cpucycles_perf_open(struct cpucycles_perf_state *p, int want_page,
-                                      struct cpucycles_setup *s)
+ * when want_page, maps its control page.  config1 carries arch-specific
+ * flags (arm64: bit 1 asks for user access, bit 0 for a 64-bit counter).
+ * Returns 0 or -1 with s->reason. */
+static inline int cpucycles_perf_open(struct cpucycles_perf_state *p, unsigned long long config1,
+                                      int want_page, struct cpucycles_setup *s)
 {
   struct perf_event_attr attr;
   memset(&attr, 0, sizeof attr);
   attr.type = PERF_TYPE_HARDWARE;
   attr.size = sizeof attr;
   attr.config = PERF_COUNT_HW_CPU_CYCLES;
+  attr.config1 = config1;
   attr.exclude_kernel = 1;
   attr.exclude_hv = 1;
   p->page = 0;

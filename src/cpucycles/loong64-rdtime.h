@@ -41,14 +41,8 @@ static inline int cpucycles_loong64_rdtime_setup(struct cpucycles_setup *s)
   cfg5 = cpucycles_loong64_cpucfg(5);
   mul = cfg5 & 0xffff;
   div = cfg5 >> 16;
-  if (base && mul && div) {
-    s->nominal_hz = (double)base * mul / div;
-    return 0;
-  }
-  s->nominal_hz = cpucycles_tickrate_measure(cpucycles_loong64_rdtime_read);
-  if (s->nominal_hz > 0) return 0;
-  s->reason = "timer frequency unknown: CPUCFG words 4 and 5 are 0";
-  return -1;
+  return cpucycles_tickrate_setup(s, base && mul && div ? (double)base * mul / div : 0,
+                                  cpucycles_loong64_rdtime_read);
 }
 #endif
 #endif

@@ -4,26 +4,25 @@
  * RDHWR is a MIPS32/64 release 2 instruction, hence the .set push/mips32r2
  * around it for toolchains targeting an older ISA.  Linux lets user mode
  * read CC through HWREna on release 2 and later CPUs; older ones raise
- * SIGILL.  Two surprises: CC is only 32 bits (RDHWR sign-extends it, so the
- * read masks it and returns [0, 2^32); CPUCYCLES_MIPS64_CC_BITS tells the
- * library to extend it), and it steps once every CCRes cycles (hardware
- * register 3, often 2): cpucycles_mips64_cc_resolution() reads that
- * factor, which the read does not apply.  qemu-user returns 0 from CC
- * forever: the precision check rejects it as never increasing. */
+ * SIGILL.  Two surprises: CC is only 32 bits (read32 returns the raw value
+ * and the library's read extends it with extend32.h), and it steps once
+ * every CCRes cycles (hardware register 3, often 2), so the read multiplies
+ * by CCRes.  qemu-user returns 0 from CC forever: the precision check
+ * rejects it as never increasing. */
 #ifndef CPUCYCLES_MIPS64_CC_H
 #define CPUCYCLES_MIPS64_CC_H
-#include "counter.h"
+#include "extend32.h"
 #if defined(__mips__) && defined(__mips64)
 #define CPUCYCLES_HAVE_MIPS64_CC 1
 #define CPUCYCLES_MIPS64_CC_BITS 32
 
 enum { cpucycles_mips64_cc_kind = CPUCYCLES_KIND_ONCORE };
 
-static inline long long cpucycles_mips64_cc_read(void)
+static inline unsigned int cpucycles_mips64_cc_read32(void)
 {
   unsigned long t;
   __asm__ __volatile__(".set push\n\t.set mips32r2\n\trdhwr %0, $2\n\t.set pop" : "=r"(t));
-  return (long long)(t & 0xffffffffUL);
+  return (unsigned int)t;
 }
 
 /* Cycles per CC step (CCRes, hardware register 3). */
@@ -35,12 +34,26 @@ static inline long long cpucycles_mips64_cc_resolution(void)
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
+CPUCYCLES_STATE_STORAGE struct cpucycles_extend32_anchor cpucycles_mips64_cc_anchor;
+CPUCYCLES_STATE_STORAGE __thread struct cpucycles_extend32 cpucycles_mips64_cc_thread;
+CPUCYCLES_STATE_STORAGE long long cpucycles_mips64_cc_ccres;
+
+static inline long long cpucycles_mips64_cc_read(void)
+{
+  return cpucycles_mips64_cc_ccres * cpucycles_extend32_read(&cpucycles_mips64_cc_anchor,
+                                                             &cpucycles_mips64_cc_thread,
+                                                             cpucycles_mips64_cc_read32());
+}
+
 static inline int cpucycles_mips64_cc_setup(struct cpucycles_setup *s)
 {
-  if (cpucycles_mips64_cc_resolution() < 1) {
+  cpucycles_mips64_cc_ccres = cpucycles_mips64_cc_resolution();
+  if (cpucycles_mips64_cc_ccres < 1) {
     s->reason = "CCRes (hardware register 3) is 0";
     return -1;
   }
+  cpucycles_extend32_start(&cpucycles_mips64_cc_anchor, cpucycles_mips64_cc_read32(),
+                           (double)s->persecond / 1e6 / (double)cpucycles_mips64_cc_ccres);
   return 0;
 }
 #endif

@@ -24,13 +24,8 @@ static inline long long cpucycles_ppc64_mftb_read(void)
 #if defined(CPUCYCLES_COUNTER_SETUP)
 static inline int cpucycles_ppc64_mftb_setup(struct cpucycles_setup *s)
 {
-  s->nominal_hz = cpucycles_tickrate_cpuinfo("timebase");
-  if (s->nominal_hz > 0) return 0;
-  s->nominal_hz = cpucycles_tickrate_measure(cpucycles_ppc64_mftb_read);
-  if (s->nominal_hz > 0) return 0;
-  s->reason = "time base frequency unknown: no \"timebase\" in /proc/cpuinfo, "
-              "and the counter did not move against CLOCK_MONOTONIC";
-  return -1;
+  return cpucycles_tickrate_setup(s, cpucycles_tickrate_cpuinfo("timebase"),
+                                  cpucycles_ppc64_mftb_read);
 }
 #endif
 #endif

@@ -31,7 +31,7 @@ static inline long long cpucycles_riscv64_perfrdcycle_read(void)
 #if defined(CPUCYCLES_COUNTER_SETUP)
 static inline int cpucycles_riscv64_perfrdcycle_setup(struct cpucycles_setup *s)
 {
-  return cpucycles_perf_open(&cpucycles_riscv64_perfrdcycle_state, 1, s);
+  return cpucycles_perf_open(&cpucycles_riscv64_perfrdcycle_state, 0, 1, s);
 }
 #endif
 #endif

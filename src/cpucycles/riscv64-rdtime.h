@@ -40,13 +40,8 @@ static inline double cpucycles_riscv64_rdtime_devicetree(void)
 
 static inline int cpucycles_riscv64_rdtime_setup(struct cpucycles_setup *s)
 {
-  s->nominal_hz = cpucycles_riscv64_rdtime_devicetree();
-  if (s->nominal_hz > 0) return 0;
-  s->nominal_hz = cpucycles_tickrate_measure(cpucycles_riscv64_rdtime_read);
-  if (s->nominal_hz > 0) return 0;
-  s->reason = "timebase frequency unknown: no /proc/device-tree/cpus/timebase-frequency, "
-              "and the counter did not move against CLOCK_MONOTONIC";
-  return -1;
+  return cpucycles_tickrate_setup(s, cpucycles_riscv64_rdtime_devicetree(),
+                                  cpucycles_riscv64_rdtime_read);
 }
 #endif
 #endif

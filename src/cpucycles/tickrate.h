@@ -1,7 +1,8 @@
 /* tickrate.h - setup-time helpers for the scaled counters (ppc32-mftb,
  * ppc64-mftb, riscv64-rdtime, loong64-rdtime) to find the rate their clock
- * ticks at: from a "key : number" line of /proc/cpuinfo, or, when the OS
- * does not say, by timing the counter against CLOCK_MONOTONIC.
+ * ticks at: from what the OS says (such as a "key : number" line of
+ * /proc/cpuinfo), or, when it does not say, by timing the counter against
+ * CLOCK_MONOTONIC.
  *
  * A timed rate is only as good as 10 ms of CLOCK_MONOTONIC (about 1e-4),
  * which is plenty for the selection: a scaled counter is kept only when the
@@ -54,6 +55,18 @@ static inline double cpucycles_tickrate_measure(long long (*read)(void))
   (void)read;
   return 0;
 #endif
+}
+/* The whole setup of a scaled counter whose rate the OS may state: uses
+ * os_hz when it is known (> 0), else times the counter.  Returns 0, or -1
+ * with s->reason set when neither gives a rate. */
+static inline int cpucycles_tickrate_setup(struct cpucycles_setup *s, double os_hz,
+                                           long long (*read)(void))
+{
+  s->nominal_hz = os_hz > 0 ? os_hz : cpucycles_tickrate_measure(read);
+  if (s->nominal_hz > 0) return 0;
+  s->reason = "tick rate unknown: the OS does not state it, "
+              "and the counter did not move against CLOCK_MONOTONIC";
+  return -1;
 }
 #endif /* CPUCYCLES_COUNTER_SETUP */
 #endif
