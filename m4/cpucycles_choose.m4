@@ -30,7 +30,7 @@ AC_ARG_ENABLE([fixed-counter],
 # What the probes said, in order, for probes/choose.c.
 rm -f conftest.in
 cpucycles_any_probe_ran=no
-for cpucycles_name in $cpucycles_probed; do
+for cpucycles_name in $cpucycles_for_target; do
   cpucycles_id=`AS_ECHO(["$cpucycles_name"]) | tr - _`
   eval "cpucycles_result=\$cpucycles_cv_counter_$cpucycles_id"
   cpucycles_precision=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [precision])
@@ -101,7 +101,7 @@ CPUCYCLES_BUILD_FINGERPRINT=$cpucycles_cv_fingerprint
 # The table of every probe's result, one X(...) line per counter.
 cpucycles_table=cpucycles-table.h
 : > $cpucycles_table
-for cpucycles_name in $cpucycles_probed; do
+for cpucycles_name in $cpucycles_for_target; do
   cpucycles_id=`AS_ECHO(["$cpucycles_name"]) | tr - _`
   eval "cpucycles_result=\$cpucycles_cv_counter_$cpucycles_id"
   AS_CASE([$cpucycles_result],

@@ -74,7 +74,8 @@ CPPFLAGS=$cpucycles_save_CPPFLAGS
 # ---------------------
 # Probes counter NAME (src/cpucycles/NAME.h), prints one line such as
 #   checking counter amd64-tsc... yes, precision 124, 2596 MHz, off-core
-# and appends NAME to cpucycles_probed (the order of preference).
+# and appends NAME to cpucycles_probed (the order of preference), and to
+# cpucycles_for_target unless it is for another architecture or OS.
 AC_DEFUN([CPUCYCLES_PROBE], [
 m4_pushdef([_cpucycles_id], m4_translit([$1], [-], [_]))
 AC_MSG_CHECKING([counter $1])
@@ -87,9 +88,9 @@ AC_CACHE_VAL([cpucycles_cv_counter_]_cpucycles_id, [
 #ifndef CPUCYCLES_HAVE_]]m4_toupper(_cpucycles_id)[[
 #error not for this target
 #endif
-]])], [cpucycles_for_target=yes], [cpucycles_for_target=no])
+]])], [cpucycles_is_for_target=yes], [cpucycles_is_for_target=no])
   CPPFLAGS=$cpucycles_save_CPPFLAGS
-  AS_IF([test $cpucycles_for_target = no],
+  AS_IF([test $cpucycles_is_for_target = no],
     [cpucycles_cv_counter_[]_cpucycles_id="no not for this target"],
     [_CPUCYCLES_RUN_PROBE([AC_LANG_SOURCE([[
 #define CPUCYCLES_PROBE_HEADER "cpucycles/$1.h"
@@ -103,6 +104,8 @@ AC_CACHE_VAL([cpucycles_cv_counter_]_cpucycles_id, [
 CPUCYCLES_DESCRIBE_RESULT([$cpucycles_cv_counter_]_cpucycles_id)
 AC_MSG_RESULT([$cpucycles_description])
 AS_VAR_APPEND([cpucycles_probed], [" $1"])
+AS_CASE([$cpucycles_cv_counter_]_cpucycles_id, ["no not for this target"], [],
+  [AS_VAR_APPEND([cpucycles_for_target], [" $1"])])
 m4_popdef([_cpucycles_id])
 ])
 

@@ -32,7 +32,7 @@ static void print_build_table(void)
     printf("  %-22s yes  precision %d, %.0f MHz, %s\n", name, precision, (hz) / 1e6,     \
            cpucycles_kind_name(kind));                                                   \
   else                                                                                   \
-    printf("  %-22s %s (%s)\n", name, (available) == 0 ? "no " : "?  ", reason);
+    printf("  %-22s %s  (%s)\n", name, (available) == 0 ? "no " : "?  ", reason);
   CPUCYCLES_BUILD_COUNTERS(X)
 #undef X
 }

@@ -39,11 +39,17 @@ check "C99 strict build against the installed headers and library" \
   ${LDFLAGS:-} -L"$lib" -lcpucycles -lm
 check "C11 strict build" \
   ${CC:-cc} -std=c11 $strict -I"$inc" -c "$top_srcdir/tests/api-user.c" -o "$scratch/user11.o"
-if command -v "${CXX:-c++}" >/dev/null 2>&1; then
+# A cross build may have found no C++ compiler for the target and fallen
+# back to the native one, which would check the wrong architecture's path.
+cc_target=$(${CC:-cc} -dumpmachine 2>/dev/null)
+cxx_target=$(${CXX:-c++} -dumpmachine 2>/dev/null)
+if ! command -v "${CXX:-c++}" >/dev/null 2>&1; then
+  skip "C++ strict build" "no C++ compiler"
+elif [ "$cc_target" != "$cxx_target" ]; then
+  skip "C++ strict build" "${CXX:-c++} targets $cxx_target, not $cc_target"
+else
   check "C++ strict build" \
     ${CXX:-c++} -std=c++11 $strict -x c++ -I"$inc" -c "$top_srcdir/tests/api-user.c" -o "$scratch/userxx.o"
-else
-  skip "C++ strict build" "no C++ compiler"
 fi
 if [ -x "$scratch/user99" ] && LD_LIBRARY_PATH=$lib ${CPUCYCLES_RUNNER:-} "$scratch/user99" >"$log" 2>&1 && grep -q api-ok "$log"; then
   ok "the program runs against the installed library: $(head -n 1 "$log")"
@@ -56,9 +62,17 @@ fi
 chosen=$(sed -n 's/^#define CPUCYCLES_CHOSEN "\(.*\)"/\1/p' "$inc/cpucycles-config.h")
 fixed=$(sed -n 's/^#define CPUCYCLES_FIXED \([01]\)$/\1/p' "$inc/cpucycles-config.h")
 case $chosen in
-  amd64-tsc) insn=rdtsc ;;
+  amd64-tsc|x86-tsc) insn=rdtsc ;;
   amd64-tscp) insn=rdtscp ;;
-  amd64-pmc|amd64-perfpmc) insn=rdpmc ;;
+  amd64-pmc) insn=rdpmc ;;
+  arm64-vct) insn=cntvct_el0 ;;
+  arm64-pmc) insn=pmccntr_el0 ;;
+  riscv64-rdcycle|riscv32-rdcycle) insn=rdcycle ;;
+  riscv64-rdtime) insn=rdtime ;;
+  ppc64-mftb|ppc32-mftb) insn=mftb ;;
+  s390x-stckf) insn=stckf ;;
+  sparc64-rdtick) insn=tick ;;
+  loong64-rdtime) insn=rdtime.d ;;
   *) insn= ;;
 esac
 OBJDUMP=${OBJDUMP:-objdump}
@@ -70,7 +84,7 @@ elif ! command -v "$OBJDUMP" >/dev/null 2>&1; then
   skip "the counter's instruction is inline in the user's code" "no $OBJDUMP"
 else
   "$OBJDUMP" -d "$scratch/user99" | awk '/<cpucycles_user_measure>:/{f=1;next} /^$/{f=0} f' >"$log"
-  if grep -qw "$insn" "$log"; then
+  if grep -qiw "$insn" "$log"; then
     ok "$insn is inline in cpucycles_user_measure ($chosen)"
   else
     notok "$insn is inline in cpucycles_user_measure ($chosen)"; sed 's/^/# /' "$log"

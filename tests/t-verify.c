@@ -1,16 +1,34 @@
 /* t-verify - on the build host the first call verifies configure's counter
- * and switches the inline path on; cpucycles() then counts with it. */
+ * and switches the inline path on; cpucycles() then counts with it.  On
+ * another host (the deployment test runs this under qemu-x86_64 -cpu qemu64,
+ * which has no RDTSCP and another CPUID) the inline path stays off, a full
+ * selection finds a working counter, and the counts never go backwards. */
 #include "cpucycles.h"
 #include "decide.h"
+#include "table.h"
 #include "tap.h"
 #include <string.h>
+
+/* Number of backwards steps in n calls of cpucycles(). */
+static int backwards_steps(int n)
+{
+  long long prev = cpucycles(), now;
+  int i, backwards = 0;
+  for (i = 0; i < n; i++) {
+    now = cpucycles();
+    if (now < prev) backwards++;
+    prev = now;
+  }
+  return backwards;
+}
 
 int main(void)
 {
   long long a, b;
+  int backwards;
   const struct cpucycles_decision *d;
 
-  tap_plan(5);
+  tap_plan(7);
   tap_ok(cpucycles_fixed_verified == 0, "nothing is verified before the first call");
   a = cpucycles();
   b = cpucycles();
@@ -21,17 +39,39 @@ int main(void)
     tap_skip("the inline path is verified", "built without a fixed counter");
     tap_skip("the implementation is configure's choice", "built without a fixed counter");
     tap_skip("no full selection was run on the build host", "built without a fixed counter");
+    tap_skip("the verdict says why", "built without a fixed counter");
+    backwards = backwards_steps(100000);
+    tap_ok(backwards == 0, "100000 counts never go backwards (%d backwards steps)", backwards);
     return tap_done();
   }
   if (!d->host_matches) {
-    tap_ok(cpucycles_fixed_verified == 0, "not the build host: the inline path stays off");
-    tap_skip("the implementation is configure's choice", "not the build host");
-    tap_skip("no full selection was run on the build host", "not the build host");
+    tap_diag("build host: %s", CPUCYCLES_BUILD_FINGERPRINT);
+    tap_diag("this host:  %s", d->host_fingerprint);
+    tap_ok(cpucycles_fixed_verified == 0 && d->reselected,
+           "not the build host: the inline path stays off and a full selection ran");
+    tap_ok(strstr(d->why, "differs from the build host") != NULL, "the verdict says why: %s",
+           d->why);
+    tap_ok(strcmp(cpucycles_implementation(), "default-zero") != 0,
+           "the selection found a working counter here (%s)", cpucycles_implementation());
+    {
+      /* Under qemu64 the build's amd64-tscp raises SIGILL here. */
+      int fixed = cpucycles_table_find(CPUCYCLES_CHOSEN);
+      const char *here = fixed < 0 ? "not in the table"
+                         : d->results[fixed].available ? "it works" : d->results[fixed].reason;
+      tap_ok(fixed >= 0 && (d->results[fixed].available ||
+                            strcmp(cpucycles_implementation(), CPUCYCLES_CHOSEN) != 0),
+             "the build's %s is used here only if it works here (%s)", CPUCYCLES_CHOSEN, here);
+    }
+    backwards = backwards_steps(100000);
+    tap_ok(backwards == 0, "100000 counts never go backwards (%d backwards steps)", backwards);
     return tap_done();
   }
   tap_ok(cpucycles_fixed_verified == 1 && d->fixed_ok, "the inline path is verified");
   tap_ok(strcmp(cpucycles_implementation(), CPUCYCLES_CHOSEN) == 0,
          "the implementation is configure's choice (%s)", cpucycles_implementation());
   tap_ok(!d->reselected, "no full selection was run on the build host");
+  tap_ok(strstr(d->why, "verified") != NULL, "the verdict says so: %s", d->why);
+  backwards = backwards_steps(100000);
+  tap_ok(backwards == 0, "100000 counts never go backwards (%d backwards steps)", backwards);
   return tap_done();
 }
