@@ -36,7 +36,7 @@ int main(void)
   persecond = cpucycles_persecond_resolve("/etc/cpucyclespersecond", getenv("cpucyclespersecond"),
                                           0, &report);
   if (cpucycles_measure(&c, persecond, 1, &r))
-    fprintf(out, "yes precision=%lld hz=%.0f kind=%d nominal=%.0f scale=%.9g persecond=%lld\n",
+    fprintf(out, "yes precision=%lld hz=%.0f kind=%d nominal=%.0f scale=%.17g persecond=%lld\n",
             r.precision, r.measured_hz, c.kind, r.nominal_hz, r.scale, persecond);
   else
     fprintf(out, "no %s\n", r.reason);

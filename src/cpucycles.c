@@ -17,7 +17,7 @@ int cpucycles_fixed_verified;
 static struct cpucycles_decision decision;
 static pthread_once_t decision_once = PTHREAD_ONCE_INIT;
 static long long (*dispatch_read)(void);
-static double dispatch_scale;
+static unsigned long long dispatch_scale_q32;
 static int dispatch_scaled;
 
 void cpucycles_build_plan(struct cpucycles_plan *plan)
@@ -36,8 +36,8 @@ static void decide_once(void)
   cpucycles_decide(cpucycles_table, cpucycles_table_size, &plan, "/etc/cpucyclespersecond",
                    getenv("cpucyclespersecond"), &decision);
   dispatch_read = cpucycles_table[decision.index].read;
-  dispatch_scale = decision.scale;
-  dispatch_scaled = dispatch_scale != 1;
+  dispatch_scale_q32 = CPUCYCLES_SCALE_Q32(decision.scale);
+  dispatch_scaled = decision.scale != 1;
   if (decision.fixed_ok) __atomic_store_n(&cpucycles_fixed_verified, 1, __ATOMIC_RELEASE);
 }
 
@@ -52,7 +52,7 @@ long long cpucycles_slow(void)
   long long ticks;
   pthread_once(&decision_once, decide_once);
   ticks = dispatch_read();
-  if (dispatch_scaled) return (long long)((double)ticks * dispatch_scale);
+  if (dispatch_scaled) return cpucycles_scale_ticks(ticks, dispatch_scale_q32);
   return ticks;
 }
 

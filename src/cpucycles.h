@@ -54,7 +54,7 @@ static inline long long cpucycles(void)
 #if defined(CPUCYCLES_FIXED_READ)
   if (CPUCYCLES_LIKELY(CPUCYCLES_LOAD_VERIFIED())) {
 #if CPUCYCLES_FIXED_SCALED
-    return (long long)((double)CPUCYCLES_FIXED_READ() * (CPUCYCLES_FIXED_SCALE));
+    return cpucycles_scale_ticks(CPUCYCLES_FIXED_READ(), CPUCYCLES_SCALE_Q32(CPUCYCLES_FIXED_SCALE));
 #else
     return CPUCYCLES_FIXED_READ();
 #endif

@@ -83,7 +83,7 @@ elif [ -z "$insn" ]; then
 elif ! command -v "$OBJDUMP" >/dev/null 2>&1; then
   skip "the counter's instruction is inline in the user's code" "no $OBJDUMP"
 else
-  "$OBJDUMP" -d "$scratch/user99" | awk '/<cpucycles_user_measure>:/{f=1;next} /^$/{f=0} f' >"$log"
+  "$OBJDUMP" -d "$scratch/user99" | awk '/<[.]?cpucycles_user_measure>:/{f=1;next} /^$/{f=0} f' >"$log"
   if grep -qiw "$insn" "$log"; then
     ok "$insn is inline in cpucycles_user_measure ($chosen)"
   else

@@ -10,7 +10,7 @@ static int near(double a, double b) { return a - b < 1e-9 && b - a < 1e-9; }
 int main(void)
 {
   double s;
-  tap_plan(10);
+  tap_plan(11);
 
   tap_ok(cpucycles_scale_for(CPUCYCLES_KIND_ONCORE, 0, 2000000000) == 1,
          "an on-core counter is not scaled");
@@ -43,5 +43,13 @@ int main(void)
 
   s = cpucycles_scale_for(CPUCYCLES_KIND_OSCLOCK, 1e9, 2596118502LL);
   tap_ok(near(s, 2.596118502), "an OS clock is always kept, scaled exactly (got %g)", s);
+
+  /* Big tick counts are scaled exactly (a double would round to 64 ticks). */
+  {
+    unsigned long long q = CPUCYCLES_SCALE_Q32(325.0 / 256);
+    long long t = 1LL << 58, a = cpucycles_scale_ticks(t, q), b = cpucycles_scale_ticks(t + 256, q);
+    tap_ok(b - a == 325 && a == 325LL << 50,
+           "2^58 ticks at 325/256 are 325 * 2^50 cycles, and 256 more ticks 325 more (%lld)", b - a);
+  }
   return tap_done();
 }

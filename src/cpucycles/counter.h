@@ -44,6 +44,24 @@ struct cpucycles_setup {
 #define CPUCYCLES_STATE_STORAGE extern
 #endif
 
+/* Cycles from the ticks of a scaled counter: ticks * scale, with scale a
+ * fixed-point number with 32 fractional bits (cpucycles_scale_q32).  Not a
+ * double multiply: a double holds 53 bits, so a tick count beyond 2^53
+ * (the s390x TOD clock, or a 1 GHz timer after 100 days of uptime) would
+ * come back rounded to hundreds of cycles.  The four 32x32-bit products
+ * are exact; only the last fraction is dropped, so the result is exact to
+ * within a cycle for any result below 2^63. */
+static inline long long cpucycles_scale_ticks(long long ticks, unsigned long long scale_q32)
+{
+  unsigned long long t = (unsigned long long)ticks;
+  unsigned long long th = t >> 32, tl = t & 0xffffffffULL;
+  unsigned long long sh = scale_q32 >> 32, sl = scale_q32 & 0xffffffffULL;
+  return (long long)(((th * sh) << 32) + th * sl + tl * sh + ((tl * sl) >> 32));
+}
+
+/* scale (cycles per tick, 0 < scale < 2^31) as cpucycles_scale_ticks wants it. */
+#define CPUCYCLES_SCALE_Q32(scale) ((unsigned long long)((scale) * 4294967296.0 + 0.5))
+
 #if defined(__GNUC__)
 #define CPUCYCLES_COMPILER_BARRIER() __asm__ __volatile__("" ::: "memory")
 #else

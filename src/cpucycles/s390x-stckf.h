@@ -14,11 +14,17 @@
 
 enum { cpucycles_s390x_stckf_kind = CPUCYCLES_KIND_SCALED };
 
+/* The TOD clock counts from 1900: since 2010 its top bit is set, which as
+ * a long long is negative.  The read subtracts its value at 2000-01-01
+ * (36524 days of 86400 s, times 4096e6 ticks/s), so counts stay positive
+ * until 2071. */
+#define CPUCYCLES_S390X_TOD_2000 12925639065600000000ULL
+
 static inline long long cpucycles_s390x_stckf_read(void)
 {
   unsigned long long t;
   __asm__ __volatile__("stckf %0" : "=Q"(t) : : "cc");
-  return (long long)t;
+  return (long long)(t - CPUCYCLES_S390X_TOD_2000);
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)

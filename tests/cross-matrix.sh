@@ -1,0 +1,192 @@
+#!/bin/sh
+# cross-matrix.sh - build and test cpucycles for every target this machine
+# can emulate, and print one row per target.
+#
+#   tests/cross-matrix.sh [--install] [TARGET...]
+#
+# For each target: configure with the target's qemu-user as the probe
+# runner (so the probes run on the emulated CPU and the choice is the
+# target's), build, run `make check` through the same runner, and run
+# cpucycles-info there.  Two rows are about deployment rather than the
+# target:
+#   x86-64-qemu64    built here with amd64-tscp forced, tested under
+#                    `qemu-x86_64 -cpu qemu64`: a host without RDTSCP and
+#                    with another CPUID, where the first call must notice
+#                    and fall back.
+#   aarch64-norunner cross-compiled with no runner: configure cannot run
+#                    the probes, so nothing is inlined; the tests then run
+#                    under qemu and the library chooses at run time.
+# --install apt-get installs missing cross compilers and qemu-user.
+# Build trees go to $MATRIX_DIR (default: _matrix in the current directory).
+# Exit status: 0 when every row built and passed its tests with the
+# expected choice, 1 otherwise.
+set -u
+
+srcdir=$(cd "$(dirname "$0")/.." && pwd)
+matrix_dir=${MATRIX_DIR:-$(pwd)/_matrix}
+install=no
+if [ "${1:-}" = --install ]; then install=yes; shift; fi
+all="x86-64 x86-64-qemu64 i686 aarch64 aarch64-norunner armhf riscv64 ppc64le ppc64 ppc s390x sparc64 mips64el"
+targets=${*:-$all}
+
+# target -> "triplet qemu expected-choice" ("-" = native, no emulator).
+# The expected choices are libcpucycles' under qemu-user 7.2 (issue 3).
+target_info() {
+  case $1 in
+    x86-64) echo "- - amd64-tsc" ;;
+    x86-64-qemu64) echo "- qemu-x86_64 amd64-tscp" ;;
+    i686) echo "i686-linux-gnu qemu-i386 x86-tsc" ;;
+    aarch64) echo "aarch64-linux-gnu qemu-aarch64 default-monotonic" ;;
+    aarch64-norunner) echo "aarch64-linux-gnu qemu-aarch64 -" ;;
+    armhf) echo "arm-linux-gnueabihf qemu-arm default-monotonic" ;;
+    riscv64) echo "riscv64-linux-gnu qemu-riscv64 riscv64-rdcycle" ;;
+    ppc64le) echo "powerpc64le-linux-gnu qemu-ppc64le ppc64-mftb" ;;
+    ppc64) echo "powerpc64-linux-gnu qemu-ppc64 ppc64-mftb" ;;
+    ppc) echo "powerpc-linux-gnu qemu-ppc ppc32-mftb" ;;
+    s390x) echo "s390x-linux-gnu qemu-s390x s390x-stckf" ;;
+    sparc64) echo "sparc64-linux-gnu qemu-sparc64 sparc64-rdtick" ;;
+    mips64el) echo "mips64el-linux-gnuabi64 qemu-mips64el default-monotonic" ;;
+    *) return 1 ;;
+  esac
+}
+
+for t in $targets; do
+  target_info "$t" >/dev/null || { echo "cross-matrix: unknown target '$t' (targets: $all)" >&2; exit 2; }
+done
+
+if [ $install = yes ]; then
+  packages=
+  for t in $targets; do
+    set -- $(target_info "$t")
+    if [ "$1" != - ] && ! command -v "$1-gcc" >/dev/null 2>&1; then packages="$packages gcc-$1"; fi
+    if [ "$2" != - ] && ! command -v "$2" >/dev/null 2>&1; then packages="$packages qemu-user"; fi
+  done
+  if [ -n "$packages" ]; then
+    echo "cross-matrix: installing$packages"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $packages >/dev/null ||
+      { echo "cross-matrix: apt-get install failed" >&2; exit 2; }
+  fi
+fi
+
+[ -x "$srcdir/configure" ] || { echo "cross-matrix: run ./bootstrap first" >&2; exit 2; }
+mkdir -p "$matrix_dir" || exit 2
+jobs=$(nproc 2>/dev/null || echo 2)
+
+# A value from the build's cpucycles-config.h: config_value FILE NAME
+config_value() { sed -n "s/^#define $2 \"*\([^\"]*\)\"*\$/\1/p" "$1" | sed 's/LL$//'; }
+
+# The available counters and their precision, as configure measured them.
+build_figures() {
+  sed -n 's/^ *X("\([^"]*\)", 1, \([0-9]*\),.*/\1 \2/p' "$1" | tr '\n' ',' | sed 's/,$//; s/,/, /g'
+}
+
+# TAP totals of a finished make check: "passed failed skipped".
+tap_totals() {
+  cat "$1"/tests/*.trs 2>/dev/null | awk '
+    /^:test-result: PASS/ { p++ } /^:test-result: SKIP/ { s++ }
+    /^:test-result: (FAIL|XPASS|ERROR)/ { f++ }
+    END { printf "%d %d %d\n", p, f, s }'
+}
+
+# Runs one target; prints its row to the file rows and its log to $dir/matrix.log.
+run_target() {
+  t=$1
+  set -- $(target_info "$t")
+  triplet=$1 qemu=$2 expected=$3
+  dir=$matrix_dir/$t
+  rm -rf "$dir" && mkdir -p "$dir" || return 1
+  log=$dir/matrix.log
+  host_args= runner= check_runner= status=ok cc=
+  # Emulated targets link everything statically: CC gets --static, which
+  # libtool passes on (it takes -static as its own, milder, flag).  Static
+  # binaries need no target sysroot at run time, and qemu-i386 7.2 with -L
+  # hangs at startup in threaded programs.
+  static="--disable-shared"
+  case $t in
+    x86-64) ;;
+    x86-64-qemu64)
+      host_args=--with-counter=amd64-tscp
+      check_runner="qemu-x86_64 -cpu qemu64" ;;
+    aarch64-norunner)
+      # --build as well, so that configure knows it is cross-compiling
+      host_args="--build=$(sh "$srcdir/build-aux/config.guess") --host=$triplet $static"
+      cc="$triplet-gcc --static"
+      check_runner=$qemu ;;
+    *)
+      host_args="--host=$triplet $static"
+      cc="$triplet-gcc --static"
+      runner=$qemu
+      check_runner=$runner ;;
+  esac
+  if [ "$qemu" != - ] && ! command -v "$qemu" >/dev/null 2>&1; then
+    printf '%s\n' "| $t | - | - | - | - | - | not run: no $qemu (tests/cross-matrix.sh --install) |" >>"$matrix_dir/rows"
+    return 1
+  fi
+  if [ "$triplet" != - ] && ! command -v "$triplet-gcc" >/dev/null 2>&1; then
+    printf '%s\n' "| $t | - | - | - | - | - | not run: no $triplet-gcc (tests/cross-matrix.sh --install) |" >>"$matrix_dir/rows"
+    return 1
+  fi
+  started=$(date +%s)
+  (
+    cd "$dir" &&
+    if [ -n "$runner" ]; then
+      "$srcdir/configure" $host_args ${cc:+CC="$cc"} --with-probe-runner="$runner"
+    else
+      "$srcdir/configure" $host_args ${cc:+CC="$cc"}
+    fi &&
+    make -j"$jobs"
+  ) >"$log" 2>&1 || status="build failed"
+  if [ "$status" = ok ]; then
+    if [ -n "$check_runner" ]; then
+      (cd "$dir" && timeout 900 make -j"$jobs" check CPUCYCLES_RUNNER="$check_runner") >>"$log" 2>&1
+    else
+      (cd "$dir" && timeout 900 make -j"$jobs" check) >>"$log" 2>&1
+    fi
+    [ $? -ne 124 ] || status="make check timed out"
+    # shellcheck disable=SC2086
+    (cd "$dir" && timeout 60 $check_runner ./cpucycles-info) >"$dir/info.txt" 2>&1 ||
+      status="cpucycles-info failed"
+  fi
+  config=$dir/src/cpucycles-config.h
+  chosen=$(config_value "$config" CPUCYCLES_CHOSEN)
+  precision=$(config_value "$config" CPUCYCLES_FIXED_PRECISION)
+  persecond=$(config_value "$config" CPUCYCLES_BUILD_PERSECOND)
+  runs=$(sed -n 's/^cpucycles implementation: //p' "$dir/info.txt" 2>/dev/null)
+  set -- $(tap_totals "$dir")
+  passed=$1 failed=$2 skipped=$3
+  [ "$failed" = 0 ] && [ "$passed" -gt 0 ] || [ "$status" != ok ] || status="tests failed"
+  choice_ok=yes
+  case $t in
+    x86-64-qemu64)
+      # forced at build time; at run time rdtscp faults, so anything else
+      [ "$chosen" = amd64-tscp ] && [ -n "$runs" ] && [ "$runs" != amd64-tscp ] &&
+        [ "$runs" != default-zero ] || choice_ok=no ;;
+    aarch64-norunner)
+      [ -z "$chosen" ] && [ "$runs" = default-monotonic ] || choice_ok=no ;;
+    *)
+      [ "$chosen" = "$expected" ] && [ "$runs" = "$chosen" ] || choice_ok=no ;;
+  esac
+  [ $choice_ok = yes ] || [ "$status" != ok ] || status="choice differs from $expected"
+  elapsed=$(($(date +%s) - started))
+  printf '| %s | %s | %s | %s | %s | %s/%s (%s skipped) | %s; %ss; build figures: %s |\n' \
+    "$t" "${chosen:-none (run time)}" "${precision:-0}" "${persecond:-0}" "${runs:-?}" \
+    "$passed" "$failed" "$skipped" "$status" "$elapsed" "$(build_figures "$config")" \
+    >>"$matrix_dir/rows"
+  [ "$status" = ok ]
+}
+
+: >"$matrix_dir/rows"
+failures=0
+for t in $targets; do
+  echo "cross-matrix: $t ..." >&2
+  run_target "$t" || failures=$((failures + 1))
+  tail -n 1 "$matrix_dir/rows" >&2
+done
+
+echo
+echo "| target | chosen by configure | precision | persecond | used at run time | tests passed/failed | status; time; available counters with precision |"
+echo "|---|---|---|---|---|---|---|"
+cat "$matrix_dir/rows"
+awk -F'|' '{ split($7, a, "[/ ]"); p += a[2]; f += a[3] } END { printf "matrix tests: %d passed, %d failed\n", p, f }' "$matrix_dir/rows"
+echo "matrix rows: $(($(wc -l <"$matrix_dir/rows") - failures)) ok, $failures not ok"
+[ $failures = 0 ]
