@@ -10,7 +10,9 @@
 #   (probes/*.c including src/), linked with AC_LINK_IFELSE and then run
 #   here, directly or through the probe runner (an emulator or a remote
 #   shell: --with-probe-runner or CPUCYCLES_PROBE_RUNNER).  The program
-#   writes its result to conftest.out, which configure reads back.  A probe
+#   prints its result, which configure keeps in conftest.out; it reads
+#   conftest.in, if there is one, on standard input.  Nothing but standard
+#   input and output, so the runner may run the program on another machine.  A probe
 #   that faults or fails reads as "no", with the reason in config.log.  When
 #   cross-compiling without a runner nothing can run: the result is
 #   "unknown" and the choice is left to run time.
@@ -47,7 +49,8 @@ AC_SUBST([CPUCYCLES_RUNNER], [$cpucycles_probe_runner])
 
 # _CPUCYCLES_RUN_PROBE(SOURCE, IF-RAN, IF-FAILED-TO-RUN, IF-NO-COMPILE, IF-CANNOT-RUN)
 # -----------------------------------------------------------------------------------
-# Links SOURCE with the project's src/ on the include path and runs it.
+# Links SOURCE with the project's src/ on the include path and runs it,
+# with conftest.in (if any) as input and its output in conftest.out.
 # In IF-FAILED-TO-RUN, $cpucycles_probe_status is the exit status.
 AC_DEFUN([_CPUCYCLES_RUN_PROBE], [
 AC_REQUIRE([CPUCYCLES_SET_PROBE_RUNNER])
@@ -57,8 +60,11 @@ rm -f conftest.out
 AC_LINK_IFELSE([$1],
   [AS_IF([test "$cpucycles_can_run" = yes],
     [cpucycles_probe_cmd="$cpucycles_probe_runner ./conftest$ac_exeext"
-     _AS_ECHO_LOG([running $cpucycles_probe_cmd])
-     AS_IF([(eval "$cpucycles_probe_cmd") >&AS_MESSAGE_LOG_FD 2>&1 && test -s conftest.out],
+     cpucycles_probe_input=/dev/null
+     test -f conftest.in && cpucycles_probe_input=conftest.in
+     _AS_ECHO_LOG([running $cpucycles_probe_cmd <$cpucycles_probe_input])
+     AS_IF([(eval "$cpucycles_probe_cmd") <$cpucycles_probe_input >conftest.out 2>&AS_MESSAGE_LOG_FD &&
+            test -s conftest.out],
        [cpucycles_probe_status=0
         sed 's/^/| conftest.out: /' conftest.out >&AS_MESSAGE_LOG_FD
         $2],

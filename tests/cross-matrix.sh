@@ -75,9 +75,17 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # A value from the build's cpucycles-config.h: config_value FILE NAME
 config_value() { sed -n "s/^#define $2 \"*\([^\"]*\)\"*\$/\1/p" "$1" | sed 's/LL$//'; }
 
-# The available counters and their precision, as configure measured them.
+# The counters configure measured: the available ones with their precision,
+# then the rejected ones with the reason (default-zero left out).
 build_figures() {
-  sed -n 's/^ *X("\([^"]*\)", 1, \([0-9]*\),.*/\1 \2/p' "$1" | tr '\n' ',' | sed 's/,$//; s/,/, /g'
+  available=$(sed -n 's/^ *X("\([^"]*\)", 1, \([0-9]*\),.*/\1 \2/p' "$1" | tr '\n' ',' | sed 's/,$//; s/,/, /g')
+  rejected=$(sed -n '/"default-zero"/d; s/^ *X("\([^"]*\)", 0, .*, "\([^"]*\)").*/\1 (\2)/p' "$1" |
+    tr '\n' ',' | sed 's/,$//; s/,/, /g')
+  if grep -q '^ *X("[^"]*", -1,' "$1"; then
+    echo "none probed: cross-compiling without a runner"
+  else
+    echo "${available:-none}${rejected:+; rejected: $rejected}"
+  fi
 }
 
 # TAP totals of a finished make check: "passed failed skipped".
@@ -168,7 +176,7 @@ run_target() {
   esac
   [ $choice_ok = yes ] || [ "$status" != ok ] || status="choice differs from $expected"
   elapsed=$(($(date +%s) - started))
-  printf '| %s | %s | %s | %s | %s | %s/%s (%s skipped) | %s; %ss; build figures: %s |\n' \
+  printf '| %s | %s | %s | %s | %s | %s/%s (%s skipped) | %s; %ss; %s |\n' \
     "$t" "${chosen:-none (run time)}" "${precision:-0}" "${persecond:-0}" "${runs:-?}" \
     "$passed" "$failed" "$skipped" "$status" "$elapsed" "$(build_figures "$config")" \
     >>"$matrix_dir/rows"
@@ -184,7 +192,7 @@ for t in $targets; do
 done
 
 echo
-echo "| target | chosen by configure | precision | persecond | used at run time | tests passed/failed | status; time; available counters with precision |"
+echo "| target | chosen by configure | precision | persecond | used at run time | tests passed/failed | status; time; counters configure measured (precision) |"
 echo "|---|---|---|---|---|---|---|"
 cat "$matrix_dir/rows"
 awk -F'|' '{ split($7, a, "[/ ]"); p += a[2]; f += a[3] } END { printf "matrix tests: %d passed, %d failed\n", p, f }' "$matrix_dir/rows"
