@@ -63,7 +63,7 @@ if [ $install = yes ]; then
   done
   if [ -n "$packages" ]; then
     echo "cross-matrix: installing$packages"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $packages >/dev/null ||
+    DEBIAN_FRONTEND=noninteractive apt-get install -y $packages >/dev/null ||
       { echo "cross-matrix: apt-get install failed" >&2; exit 2; }
   fi
 fi
