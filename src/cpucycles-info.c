@@ -37,6 +37,17 @@ static void print_build_table(void)
 #undef X
 }
 
+/* How cpucycles() reads the build's counter once it is verified. */
+static const char *build_path(void)
+{
+  if (!CPUCYCLES_FIXED) return ", not inlined (run-time choice)";
+#if defined(CPUCYCLES_FIXED_READ)
+  return ", inlined in cpucycles()";
+#else
+  return ", read through the library (a 32-bit counter, extended to 64 bits)";
+#endif
+}
+
 int main(void)
 {
   const struct cpucycles_decision *d = cpucycles_decision();
@@ -47,8 +58,7 @@ int main(void)
   printf("cpucycles build counters (measured by configure on the build host):\n");
   print_build_table();
   if (CPUCYCLES_CHOSEN[0])
-    printf("cpucycles build chose %s%s\n", CPUCYCLES_CHOSEN,
-           CPUCYCLES_FIXED ? ", inlined in cpucycles()" : ", not inlined (run-time choice)");
+    printf("cpucycles build chose %s%s\n", CPUCYCLES_CHOSEN, build_path());
   else
     printf("cpucycles build chose nothing: no probe could run (the choice is made at run time)\n");
   printf("cpucycles build fingerprint: %s\n", CPUCYCLES_BUILD_FINGERPRINT);
