@@ -16,7 +16,7 @@
 #   aarch64-norunner cross-compiled with no runner: configure cannot run
 #                    the probes, so nothing is inlined; the tests then run
 #                    under qemu and the library chooses at run time.
-# --install apt-get installs missing cross compilers and qemu-user.
+# --install apt-get installs missing cross compilers (C and C++) and qemu-user.
 # Build trees go to $MATRIX_DIR (default: _matrix in the current directory).
 # Exit status: 0 when every row built and passed its tests with the
 # expected choice, 1 otherwise.
@@ -59,6 +59,8 @@ if [ $install = yes ]; then
   for t in $targets; do
     set -- $(target_info "$t")
     if [ "$1" != - ] && ! command -v "$1-gcc" >/dev/null 2>&1; then packages="$packages gcc-$1"; fi
+    # C++ too: t-installed compiles the installed headers as C++ for the target
+    if [ "$1" != - ] && ! command -v "$1-g++" >/dev/null 2>&1; then packages="$packages g++-$1"; fi
     if [ "$2" != - ] && ! command -v "$2" >/dev/null 2>&1; then packages="$packages qemu-user"; fi
   done
   if [ -n "$packages" ]; then
