@@ -36,6 +36,17 @@ AC_ARG_WITH([probe-runner],
   [cpucycles_probe_runner=${CPUCYCLES_PROBE_RUNNER-}])
 AC_ARG_VAR([CPUCYCLES_PROBE_RUNNER], [command that runs target programs (see --with-probe-runner)])
 AC_MSG_CHECKING([how to run probes])
+dnl A runner that cannot run an empty program is reported and ignored.
+AS_IF([test -n "$cpucycles_probe_runner"],
+  [AC_LINK_IFELSE([AC_LANG_PROGRAM([], [])],
+     [AS_IF([(eval "$cpucycles_probe_runner ./conftest$ac_exeext") </dev/null >&AS_MESSAGE_LOG_FD 2>&1],
+        [], [cpucycles_bad_runner="it cannot run an empty program (exit status $?)"])],
+     [cpucycles_bad_runner="no program could be linked to try it"])])
+AS_IF([test -n "$cpucycles_bad_runner"],
+  [AC_MSG_RESULT([not through '$cpucycles_probe_runner'])
+   AC_MSG_WARN([probe runner '$cpucycles_probe_runner' ignored: $cpucycles_bad_runner])
+   cpucycles_probe_runner=
+   AC_MSG_CHECKING([how to run probes without it])])
 AS_IF([test -n "$cpucycles_probe_runner"],
   [cpucycles_can_run=yes
    AC_MSG_RESULT([through '$cpucycles_probe_runner'])],
