@@ -46,6 +46,7 @@ static inline int cpucycles_tickrate_sample(long long (*read)(void), long long *
   struct timespec a, b;
   long long width, best = -1, t;
   int i;
+  *ns = *ticks = 0;
   for (i = 0; i < 5; i++) {
     if (clock_gettime(CLOCK_MONOTONIC, &a) != 0) return -1;
     t = read();
@@ -67,7 +68,7 @@ static inline int cpucycles_tickrate_sample(long long (*read)(void), long long *
 static inline double cpucycles_tickrate_measure(long long (*read)(void))
 {
 #if defined(CLOCK_MONOTONIC)
-  long long ns0, ns1, ticks0, ticks1, now, t;
+  long long ns0 = 0, ns1 = 0, ticks0 = 0, ticks1 = 0, now = 0, t;
   if (cpucycles_tickrate_sample(read, &ns0, &ticks0) != 0) return 0;
   do {
     if (cpucycles_tickrate_sample(read, &now, &t) != 0) return 0;
