@@ -74,13 +74,18 @@ AS_IF([test -z "$cpucycles_chosen"],
   [test "x$enable_fixed_counter" = xno],
   [CPUCYCLES_FIXED=0
    AC_MSG_RESULT([$cpucycles_chosen ($cpucycles_how), but not inlined: --disable-fixed-counter])],
-  [grep "define CPUCYCLES_[]AS_TR_CPP([$cpucycles_chosen])_BITS" "$srcdir/src/cpucycles/$cpucycles_chosen.h" >/dev/null 2>&1],
+  [grep "define CPUCYCLES_[]AS_TR_CPP([$cpucycles_chosen])_LIBRARY_READ" "$srcdir/src/cpucycles/$cpucycles_chosen.h" >/dev/null 2>&1],
   [CPUCYCLES_FIXED=1
-   AC_MSG_RESULT([$cpucycles_chosen ($cpucycles_how), a 32-bit counter extended by the library (not inlined)])],
+   AC_MSG_RESULT([$cpucycles_chosen ($cpucycles_how), read through the library (not inlined)])],
   [CPUCYCLES_FIXED=1
    AC_MSG_RESULT([$cpucycles_chosen ($cpucycles_how), inlined in cpucycles()])])
 
 CPUCYCLES_CHOSEN=$cpucycles_chosen
+# The counter's id for the inline path: its name's CRC (POSIX cksum), in
+# 1..2^31-1, so that every build names the same counter by the same id.
+AS_IF([test -n "$cpucycles_chosen"],
+  [CPUCYCLES_INLINE_ID=`printf '%s' "$cpucycles_chosen" | cksum | awk '{ print $[]1 % 2147483647 + 1 }'`],
+  [CPUCYCLES_INLINE_ID=0])
 CPUCYCLES_CHOSEN_ID=`AS_ECHO(["$cpucycles_chosen"]) | tr - _`
 CPUCYCLES_CHOSEN_UID=`AS_ECHO(["$CPUCYCLES_CHOSEN_ID"]) | tr a-z A-Z`
 cpucycles_result=
@@ -118,6 +123,7 @@ AC_SUBST([CPUCYCLES_CHOSEN])
 AC_SUBST([CPUCYCLES_CHOSEN_ID])
 AC_SUBST([CPUCYCLES_CHOSEN_UID])
 AC_SUBST([CPUCYCLES_FIXED])
+AC_SUBST([CPUCYCLES_INLINE_ID])
 AC_SUBST([CPUCYCLES_FIXED_PRECISION])
 AC_SUBST([CPUCYCLES_FIXED_SCALE])
 AC_SUBST([CPUCYCLES_FIXED_SCALED])

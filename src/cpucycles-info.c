@@ -20,19 +20,19 @@ static int compare_ll(const void *a, const void *b)
 static void print_result(const char *name, const struct cpucycles_result *r, int kind)
 {
   if (r->available)
-    printf("  %-22s yes  precision %lld, %s\n", name, r->precision, cpucycles_kind_name(kind));
+    printf("  %-26s yes  precision %lld, %s\n", name, r->precision, cpucycles_kind_name(kind));
   else
-    printf("  %-22s no   (%s)\n", name, r->reason ? r->reason : "unavailable");
+    printf("  %-26s no   (%s)\n", name, r->reason ? r->reason : "unavailable");
 }
 
 static void print_build_table(void)
 {
 #define X(name, available, precision, hz, kind, reason)                                  \
   if ((available) == 1)                                                                  \
-    printf("  %-22s yes  precision %d, %.0f MHz, %s\n", name, precision, (hz) / 1e6,     \
+    printf("  %-26s yes  precision %d, %.0f MHz, %s\n", name, precision, (hz) / 1e6,     \
            cpucycles_kind_name(kind));                                                   \
   else                                                                                   \
-    printf("  %-22s %s  (%s)\n", name, (available) == 0 ? "no " : "?  ", reason);
+    printf("  %-26s %s  (%s)\n", name, (available) == 0 ? "no " : "?  ", reason);
   CPUCYCLES_BUILD_COUNTERS(X)
 #undef X
 }
@@ -44,7 +44,7 @@ static const char *build_path(void)
 #if defined(CPUCYCLES_FIXED_READ)
   return ", inlined in cpucycles()";
 #else
-  return ", read through the library (a 32-bit counter, extended to 64 bits)";
+  return ", read through the library (a 32-bit counter extended to 64 bits, or per-thread perf events)";
 #endif
 }
 

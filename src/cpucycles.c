@@ -1,21 +1,35 @@
 /* cpucycles.c - the public functions and the first-call decision.
  *
- * The first call to cpucycles() (or any function here) runs the decision
- * once, under pthread_once, so callers need no lock around it.  After it:
- *   - verified: cpucycles_fixed_verified is 1 and the inline read in
- *     <cpucycles.h> is used; this library is not called again;
- *   - not verified: every cpucycles() calls cpucycles_slow(), which reads
- *     the counter chosen at run time through the table. */
+ * The first call to cpucycles() (or any function here) makes the decision
+ * once; callers need no lock around it.  After it:
+ *   - verified: cpucycles_abi_inline_id holds the build's counter id and
+ *     the inline read in <cpucycles.h> is used; this library is not called
+ *     again by programs built against this build's header;
+ *   - not verified (or a program built against another build): every
+ *     cpucycles() calls cpucycles_slow(), which reads the counter chosen at
+ *     run time through the table.
+ *
+ * The first call may come from a signal handler, or from several threads
+ * at once, or be interrupted by fork(): it takes no lock (a thread that
+ * comes second waits, yielding, for the first to finish), blocks the
+ * calling thread's asynchronous signals while it runs (so no handler in
+ * that thread can re-enter it or jump out of it), allocates nothing, and
+ * keeps errno. */
 #include "cpucycles.h"
 #include "decide.h"
 #include "table.h"
+#include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 
-int cpucycles_fixed_verified;
+unsigned int cpucycles_abi_inline_id;
+unsigned long long cpucycles_abi_inline_scale_q32;
 
+enum { UNDECIDED, DECIDING, DECIDED };
+static int decision_state = UNDECIDED;
 static struct cpucycles_decision decision;
-static pthread_once_t decision_once = PTHREAD_ONCE_INIT;
 static long long (*dispatch_read)(void);
 static unsigned long long dispatch_scale_q32;
 static int dispatch_scaled;
@@ -29,28 +43,88 @@ void cpucycles_build_plan(struct cpucycles_plan *plan)
   plan->build_persecond = CPUCYCLES_BUILD_PERSECOND;
 }
 
-static void decide_once(void)
+/* The decision itself, with this thread's asynchronous signals blocked:
+ * the faults stay deliverable (the guard catches a probe's; a real one
+ * must not be held back), and so do SIGSYS (a seccomp trap) and SIGTRAP
+ * (a debugger). */
+static void decide_now(void)
 {
+  static const int synchronous[] = {SIGILL, SIGSEGV, SIGBUS, SIGFPE, SIGSYS, SIGTRAP};
   struct cpucycles_plan plan;
+  sigset_t blocked, saved;
+  int saved_errno = errno;
+  size_t i;
+
+  sigfillset(&blocked);
+  for (i = 0; i < sizeof synchronous / sizeof synchronous[0]; i++)
+    sigdelset(&blocked, synchronous[i]);
+  pthread_sigmask(SIG_BLOCK, &blocked, &saved);
+
   cpucycles_build_plan(&plan);
   cpucycles_decide(cpucycles_table, cpucycles_table_size, &plan, "/etc/cpucyclespersecond",
                    getenv("cpucyclespersecond"), &decision);
+  cpucycles_table_release_others(decision.index, 0);
   dispatch_read = cpucycles_table[decision.index].read;
   dispatch_scale_q32 = CPUCYCLES_SCALE_Q32(decision.scale);
   dispatch_scaled = decision.scale != 1;
-  if (decision.fixed_ok) __atomic_store_n(&cpucycles_fixed_verified, 1, __ATOMIC_RELEASE);
+  if (decision.fixed_ok) {
+    cpucycles_abi_inline_scale_q32 = CPUCYCLES_SCALE_Q32(decision.scale);
+    __atomic_store_n(&cpucycles_abi_inline_id, CPUCYCLES_INLINE_ID, __ATOMIC_RELEASE);
+  }
+
+  pthread_sigmask(SIG_SETMASK, &saved, 0);
+  errno = saved_errno;
+}
+
+static void ensure_decided(void)
+{
+  int expected = UNDECIDED;
+  if (__atomic_load_n(&decision_state, __ATOMIC_ACQUIRE) == DECIDED) return;
+  if (__atomic_compare_exchange_n(&decision_state, &expected, DECIDING, 0, __ATOMIC_ACQ_REL,
+                                  __ATOMIC_ACQUIRE)) {
+    decide_now();
+    __atomic_store_n(&decision_state, DECIDED, __ATOMIC_RELEASE);
+    return;
+  }
+  /* Another thread is deciding (it cannot be this one: its signals are
+   * blocked meanwhile, so no handler of ours runs on top of it). */
+  while (__atomic_load_n(&decision_state, __ATOMIC_ACQUIRE) != DECIDED) sched_yield();
+}
+
+/* In the child of a fork(), only the forking thread exists: a decision
+ * another thread had under way will never finish there, so the child
+ * starts it again; and the counters' per-thread resources belonged to the
+ * parent's threads. */
+static void after_fork_in_child(void)
+{
+  int state = __atomic_load_n(&decision_state, __ATOMIC_ACQUIRE);
+  if (state == DECIDING) __atomic_store_n(&decision_state, UNDECIDED, __ATOMIC_RELEASE);
+  cpucycles_table_after_fork(state == DECIDED ? decision.index : -1, decision.persecond);
+}
+
+__attribute__((constructor)) static void register_fork_handler(void)
+{
+  pthread_atfork(0, 0, after_fork_in_child);
+}
+
+/* dlclose() or exit: the chosen counter's descriptors and mappings go.  At
+ * exit other threads may still be reading: they read zeros, not a hole. */
+__attribute__((destructor)) static void release_counters(void)
+{
+  if (__atomic_load_n(&decision_state, __ATOMIC_ACQUIRE) == DECIDED)
+    cpucycles_table_release_others(-1, 1);
 }
 
 const struct cpucycles_decision *cpucycles_decision(void)
 {
-  pthread_once(&decision_once, decide_once);
+  ensure_decided();
   return &decision;
 }
 
 long long cpucycles_slow(void)
 {
   long long ticks;
-  pthread_once(&decision_once, decide_once);
+  ensure_decided();
   ticks = dispatch_read();
   if (dispatch_scaled) return cpucycles_scale_ticks(ticks, dispatch_scale_q32);
   return ticks;

@@ -12,6 +12,15 @@
  * cpucycles() is inline: once the library has verified, on the first call,
  * that the counter configure chose works on this host, each call is that
  * counter's instruction(s) behind one load and one predictable branch.
+ * The first call takes tens of microseconds; it is thread-safe, keeps
+ * errno, and may be made from a signal handler (it allocates nothing and
+ * takes no lock that an interrupted thread could hold).
+ *
+ * A program that revokes the TSC (prctl(PR_SET_TSC, PR_TSC_SIGSEGV)) or
+ * otherwise forbids the counter must do it BEFORE its first cpucycles()
+ * call: the first call then finds the counter faulting and counts with
+ * the system-call clock instead.  Revoked after the first call, the inline
+ * read faults (SIGSEGV), as it does with libcpucycles.
  * Until then, and for good if the check fails, it calls into the library,
  * which uses the best counter that works here.  It never fails: at worst
  * it counts with gettimeofday(), or returns 0 where there is no clock. */
@@ -24,8 +33,16 @@
 extern "C" {
 #endif
 
-/* Nonzero once the inline path is verified (set by the library, once). */
-extern int cpucycles_fixed_verified;
+/* ABI, not API: what the inline read below refers to (do not use these
+ * names yourself).  cpucycles_abi_inline_id is the id of the counter that
+ * the library verified on this host for the inline path (0 until then, and
+ * for good when it refused it), and cpucycles_abi_inline_scale_q32 its
+ * scale.  A program inlines its own build's counter only when both are its
+ * own: run against a library built with another counter or scale (the
+ * same soname, rebuilt by a distribution), it reads through the library,
+ * so all of its counts come from one counter. */
+extern unsigned int cpucycles_abi_inline_id;
+extern unsigned long long cpucycles_abi_inline_scale_q32;
 
 /* The library's path: the first call (verification) and the fallback. */
 long long cpucycles_slow(void);
@@ -43,16 +60,25 @@ const char *cpucycles_version(void);
 
 #if defined(__GNUC__)
 #define CPUCYCLES_LIKELY(x) __builtin_expect(!!(x), 1)
-#define CPUCYCLES_LOAD_VERIFIED() __atomic_load_n(&cpucycles_fixed_verified, __ATOMIC_ACQUIRE)
+#define CPUCYCLES_LOAD_INLINE_ID() __atomic_load_n(&cpucycles_abi_inline_id, __ATOMIC_ACQUIRE)
 #else
 #define CPUCYCLES_LIKELY(x) (x)
-#define CPUCYCLES_LOAD_VERIFIED() (*(volatile int *)&cpucycles_fixed_verified)
+#define CPUCYCLES_LOAD_INLINE_ID() (*(volatile unsigned int *)&cpucycles_abi_inline_id)
+#endif
+
+/* 1 when the library verified this very counter and scale on this host. */
+#if CPUCYCLES_FIXED_SCALED
+#define CPUCYCLES_INLINE_VERIFIED()                  \
+  (CPUCYCLES_LOAD_INLINE_ID() == CPUCYCLES_INLINE_ID && \
+   cpucycles_abi_inline_scale_q32 == CPUCYCLES_SCALE_Q32(CPUCYCLES_FIXED_SCALE))
+#else
+#define CPUCYCLES_INLINE_VERIFIED() (CPUCYCLES_LOAD_INLINE_ID() == CPUCYCLES_INLINE_ID)
 #endif
 
 static inline long long cpucycles(void)
 {
 #if defined(CPUCYCLES_FIXED_READ)
-  if (CPUCYCLES_LIKELY(CPUCYCLES_LOAD_VERIFIED())) {
+  if (CPUCYCLES_LIKELY(CPUCYCLES_INLINE_VERIFIED())) {
 #if CPUCYCLES_FIXED_SCALED
     return cpucycles_scale_ticks(CPUCYCLES_FIXED_READ(), CPUCYCLES_SCALE_Q32(CPUCYCLES_FIXED_SCALE));
 #else

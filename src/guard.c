@@ -1,5 +1,18 @@
-/* guard.c - see guard.h. */
+/* guard.c - see guard.h.
+ *
+ * Signal actions are process-wide, so while a guarded call runs, our
+ * handler stands in for the program's handler of the four fault signals.
+ * Three rules keep the program's handlers intact:
+ *   - a fault that is not the probe's (another thread, or a signal sent
+ *     with kill()) is passed to the program's own action, with the flags,
+ *     mask and stack it asked for;
+ *   - asynchronous signals are blocked in the guarded thread for the
+ *     call's duration (well under a millisecond), so no handler can
+ *     longjmp out of it and leave our handler installed;
+ *   - on the way out, an action that another thread installed meanwhile is
+ *     put back, never overwritten with the one we saved. */
 #include "guard.h"
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <string.h>
@@ -7,43 +20,106 @@
 static const int guarded_signals[] = {SIGILL, SIGSEGV, SIGBUS, SIGFPE};
 #define NGUARDED ((int)(sizeof guarded_signals / sizeof guarded_signals[0]))
 
-/* Per thread, so that two threads probing at once cannot jump into each
- * other's stacks. */
+/* Set while this thread runs a guarded function. */
 static __thread sigjmp_buf *guard_jump;
-static __thread int guard_signo;
-/* The caller's handlers, while ours are installed (one guard at a time
- * per process is enough: the library serialises its first call). */
+static __thread volatile sig_atomic_t guard_signo;
+/* The program's actions while ours are installed; one guarded call at a
+ * time in the process (guard_lock). */
 static struct sigaction saved_actions[NGUARDED];
+static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void guard_handler(int signo)
+static int guarded_index(int signo)
 {
   int i;
-  if (guard_jump) {
+  for (i = 0; i < NGUARDED; i++)
+    if (guarded_signals[i] == signo) return i;
+  return 0;
+}
+
+static int is_default_or_ignored(const struct sigaction *a)
+{
+  return !(a->sa_flags & SA_SIGINFO) && (a->sa_handler == SIG_DFL || a->sa_handler == SIG_IGN);
+}
+
+/* What the kernel would have done with this signal under the program's
+ * own action. */
+static void pass_to_program(int signo, siginfo_t *info, void *context)
+{
+  struct sigaction *program = &saved_actions[guarded_index(signo)];
+  int sent = info && info->si_code <= 0; /* kill(), tgkill(), sigqueue() */
+  if (!is_default_or_ignored(program)) {
+    if (program->sa_flags & SA_RESETHAND) {
+      /* the kernel would have reset it on delivery; we do on restore */
+      struct sigaction once = *program;
+      memset(program, 0, sizeof *program);
+      program->sa_handler = SIG_DFL;
+      if (once.sa_flags & SA_SIGINFO) once.sa_sigaction(signo, info, context);
+      else once.sa_handler(signo);
+      return;
+    }
+    if (program->sa_flags & SA_SIGINFO) program->sa_sigaction(signo, info, context);
+    else program->sa_handler(signo);
+    return;
+  }
+  if (program->sa_handler == SIG_IGN && sent) return;
+  /* The default action (a fault the program ignores is fatal too): put it
+   * in place and let the signal come again, now fatal.  A fault re-runs
+   * its instruction on return; a sent signal is raised again, pending
+   * until this handler returns. */
+  signal(signo, SIG_DFL);
+  if (sent) raise(signo);
+}
+
+static void guard_handler(int signo, siginfo_t *info, void *context)
+{
+  /* Ours only when the kernel raised it for this thread's guarded code. */
+  if (guard_jump && info && info->si_code > 0) {
     guard_signo = signo;
     siglongjmp(*guard_jump, 1);
   }
-  /* Not our fault: hand the signal back to the program's own handler and
-   * let the faulting instruction run again under it. */
-  for (i = 0; i < NGUARDED; i++)
-    if (guarded_signals[i] == signo) sigaction(signo, &saved_actions[i], 0);
+  pass_to_program(signo, info, context);
+}
+
+/* Installs ours for signal i, taking the program's flags that matter to
+ * a handler (its stack, its mask, restarts) so that a fault passed on
+ * runs as it would have. */
+static void install(int i)
+{
+  struct sigaction ours;
+  sigaction(guarded_signals[i], 0, &saved_actions[i]);
+  memset(&ours, 0, sizeof ours);
+  ours.sa_sigaction = guard_handler;
+  ours.sa_flags = SA_SIGINFO | (saved_actions[i].sa_flags & (SA_ONSTACK | SA_RESTART | SA_NODEFER));
+  if (is_default_or_ignored(&saved_actions[i])) sigemptyset(&ours.sa_mask);
+  else ours.sa_mask = saved_actions[i].sa_mask;
+  sigaction(guarded_signals[i], &ours, 0);
+}
+
+/* Puts the program's action back, unless another thread replaced ours
+ * meanwhile: then that newer action is the program's wish, and stays. */
+static void restore(int i)
+{
+  struct sigaction found;
+  sigaction(guarded_signals[i], &saved_actions[i], &found);
+  if (!(found.sa_flags & SA_SIGINFO) || found.sa_sigaction != guard_handler)
+    sigaction(guarded_signals[i], &found, 0);
 }
 
 int cpucycles_guarded_call(void (*fn)(void *), void *arg)
 {
-  struct sigaction ours;
-  sigset_t faults, saved_mask;
+  sigset_t only_faults, saved_mask;
   sigjmp_buf jump;
-  int i;
+  int i, signo;
 
-  memset(&ours, 0, sizeof ours);
-  ours.sa_handler = guard_handler;
-  sigemptyset(&ours.sa_mask);
-  sigemptyset(&faults);
-  for (i = 0; i < NGUARDED; i++) sigaddset(&faults, guarded_signals[i]);
-  /* A synchronous fault while its signal is blocked kills the process
-   * outright, so the guarded signals are unblocked for the call. */
-  pthread_sigmask(SIG_UNBLOCK, &faults, &saved_mask);
-  for (i = 0; i < NGUARDED; i++) sigaction(guarded_signals[i], &ours, &saved_actions[i]);
+  /* Every signal blocked but the faults: a synchronous fault while its
+   * signal is blocked would kill the process outright, and an
+   * asynchronous one must not run a handler (which might longjmp away)
+   * while ours is installed. */
+  sigfillset(&only_faults);
+  for (i = 0; i < NGUARDED; i++) sigdelset(&only_faults, guarded_signals[i]);
+  pthread_sigmask(SIG_SETMASK, &only_faults, &saved_mask);
+  pthread_mutex_lock(&guard_lock);
+  for (i = 0; i < NGUARDED; i++) install(i);
 
   guard_signo = 0;
   if (sigsetjmp(jump, 0) == 0) {
@@ -51,11 +127,13 @@ int cpucycles_guarded_call(void (*fn)(void *), void *arg)
     fn(arg);
   }
   guard_jump = 0;
+  signo = guard_signo;
 
-  for (i = 0; i < NGUARDED; i++) sigaction(guarded_signals[i], &saved_actions[i], 0);
+  for (i = 0; i < NGUARDED; i++) restore(i);
+  pthread_mutex_unlock(&guard_lock);
   /* the handler left its signal blocked: this puts the caller's mask back */
   pthread_sigmask(SIG_SETMASK, &saved_mask, 0);
-  return guard_signo;
+  return signo;
 }
 
 const char *cpucycles_fault_reason(int signo)

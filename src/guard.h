@@ -3,10 +3,13 @@
 #ifndef CPUCYCLES_GUARD_H
 #define CPUCYCLES_GUARD_H
 
-/* Calls fn(arg).  Returns 0 when it returned, or the number of the signal
- * it raised.  The caller's signal handlers and signal mask are restored
- * exactly.  Only a fault in this thread, inside fn, is caught: a fault in
- * another thread meanwhile goes to that program's own handler. */
+/* Calls fn(arg) with every signal but the four faults blocked in this
+ * thread.  Returns 0 when it returned, or the number of the fault it
+ * raised.  The caller's signal mask is restored exactly, and so are the
+ * program's actions, unless another thread changed one meanwhile (that
+ * change stays).  Only a fault the kernel raises in this thread, inside
+ * fn, is caught: a fault in another thread, or a fault signal sent with
+ * kill(), goes to the program's own action as if no guard were there. */
 int cpucycles_guarded_call(void (*fn)(void *), void *arg);
 
 /* "faulted with SIGILL (...)" and so on, for messages. */

@@ -10,6 +10,9 @@ struct cpucycles_counter {
   int kind;                                  /* enum cpucycles_kind */
   int (*setup)(struct cpucycles_setup *);
   long long (*read)(void);
+  /* Gives back setup's descriptors and mappings (0: it takes none);
+   * zero_page: other threads may still read, leave them a page of zeros. */
+  void (*release)(int zero_page);
 };
 
 struct cpucycles_result {

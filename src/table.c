@@ -28,20 +28,25 @@
 #include "cpucycles/default-perfevent.h"
 #include "cpucycles/default-mach.h"
 #include "cpucycles/default-monotonic.h"
+#include "cpucycles/default-monotonic-syscall.h"
 #include "cpucycles/default-gettimeofday.h"
 #include "cpucycles/default-zero.h"
 #include "table.h"
 #include <string.h>
 
 #define COUNTER(id, name) \
-  {name, cpucycles_##id##_kind, cpucycles_##id##_setup, cpucycles_##id##_read},
+  {name, cpucycles_##id##_kind, cpucycles_##id##_setup, cpucycles_##id##_read, 0},
+/* A counter whose setup takes descriptors or mappings, and releases them. */
+#define COUNTER_WITH_STATE(id, name)                                               \
+  {name, cpucycles_##id##_kind, cpucycles_##id##_setup, cpucycles_##id##_read, \
+   cpucycles_##id##_release},
 
 const struct cpucycles_counter cpucycles_table[] = {
 #ifdef CPUCYCLES_HAVE_AMD64_PMC
-  COUNTER(amd64_pmc, "amd64-pmc")
+  COUNTER_WITH_STATE(amd64_pmc, "amd64-pmc")
 #endif
 #ifdef CPUCYCLES_HAVE_AMD64_PERFPMC
-  COUNTER(amd64_perfpmc, "amd64-perfpmc")
+  COUNTER_WITH_STATE(amd64_perfpmc, "amd64-perfpmc")
 #endif
 #ifdef CPUCYCLES_HAVE_AMD64_TSCP
   COUNTER(amd64_tscp, "amd64-tscp")
@@ -53,7 +58,7 @@ const struct cpucycles_counter cpucycles_table[] = {
   COUNTER(x86_tsc, "x86-tsc")
 #endif
 #ifdef CPUCYCLES_HAVE_ARM64_PERFPMC
-  COUNTER(arm64_perfpmc, "arm64-perfpmc")
+  COUNTER_WITH_STATE(arm64_perfpmc, "arm64-perfpmc")
 #endif
 #ifdef CPUCYCLES_HAVE_ARM64_PMC
   COUNTER(arm64_pmc, "arm64-pmc")
@@ -65,7 +70,7 @@ const struct cpucycles_counter cpucycles_table[] = {
   COUNTER(arm32_cortex, "arm32-cortex")
 #endif
 #ifdef CPUCYCLES_HAVE_RISCV64_PERFRDCYCLE
-  COUNTER(riscv64_perfrdcycle, "riscv64-perfrdcycle")
+  COUNTER_WITH_STATE(riscv64_perfrdcycle, "riscv64-perfrdcycle")
 #endif
 #ifdef CPUCYCLES_HAVE_RISCV64_RDCYCLE
   COUNTER(riscv64_rdcycle, "riscv64-rdcycle")
@@ -95,13 +100,16 @@ const struct cpucycles_counter cpucycles_table[] = {
   COUNTER(loong64_rdtime, "loong64-rdtime")
 #endif
 #ifdef CPUCYCLES_HAVE_DEFAULT_PERFEVENT
-  COUNTER(default_perfevent, "default-perfevent")
+  COUNTER_WITH_STATE(default_perfevent, "default-perfevent")
 #endif
 #ifdef CPUCYCLES_HAVE_DEFAULT_MACH
   COUNTER(default_mach, "default-mach")
 #endif
 #ifdef CPUCYCLES_HAVE_DEFAULT_MONOTONIC
   COUNTER(default_monotonic, "default-monotonic")
+#endif
+#ifdef CPUCYCLES_HAVE_DEFAULT_MONOTONIC_SYSCALL
+  COUNTER(default_monotonic_syscall, "default-monotonic-syscall")
 #endif
   COUNTER(default_gettimeofday, "default-gettimeofday")
   COUNTER(default_zero, "default-zero")
@@ -115,4 +123,26 @@ int cpucycles_table_find(const char *name)
   for (i = 0; i < cpucycles_table_size; i++)
     if (strcmp(cpucycles_table[i].name, name) == 0) return i;
   return -1;
+}
+
+void cpucycles_table_release_others(int keep, int zero_page)
+{
+  int i;
+  for (i = 0; i < cpucycles_table_size; i++)
+    if (i != keep && cpucycles_table[i].release) cpucycles_table[i].release(zero_page);
+}
+
+void cpucycles_table_after_fork(int chosen, long long persecond)
+{
+  struct cpucycles_setup s;
+#if defined(CPUCYCLES_HAVE_LINUX_PERF)
+  cpucycles_perf_forget_after_fork();
+#endif
+  if (chosen < 0 || chosen >= cpucycles_table_size || !cpucycles_table[chosen].release) return;
+  /* Set the chosen counter up again in the child (amd64-pmc's RDPMC is
+   * allowed only while the process has an event mapped). */
+  s.persecond = persecond;
+  s.reason = 0;
+  s.nominal_hz = 0;
+  cpucycles_table[chosen].setup(&s);
 }

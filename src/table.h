@@ -10,4 +10,14 @@ extern const int cpucycles_table_size;
 /* Index of the counter called name, or -1. */
 int cpucycles_table_find(const char *name);
 
+/* Gives back what every counter but table[keep] took in its setup
+ * (descriptors, mappings, thread keys); keep -1 releases all.  zero_page:
+ * other threads may still be reading (exit, dlclose), so a page they read
+ * becomes a page of zeros instead of going away. */
+void cpucycles_table_release_others(int keep, int zero_page);
+
+/* In the child of a fork(): forgets the parent's perf events and sets the
+ * chosen counter (or none, -1) up again for the child. */
+void cpucycles_table_after_fork(int chosen, long long persecond);
+
 #endif

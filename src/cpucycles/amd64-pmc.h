@@ -15,8 +15,6 @@
 
 enum { cpucycles_amd64_pmc_kind = CPUCYCLES_KIND_ONCORE };
 
-CPUCYCLES_STATE_STORAGE struct cpucycles_perf_state cpucycles_amd64_pmc_state;
-
 static inline long long cpucycles_amd64_pmc_read(void)
 {
   unsigned int lo, hi;
@@ -25,13 +23,25 @@ static inline long long cpucycles_amd64_pmc_read(void)
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
+/* The process's event, mapped, whose only job is to make the kernel allow
+ * RDPMC in this process (one copy per program: the library, or a probe). */
+static struct cpucycles_perf_event cpucycles_amd64_pmc_event;
+static struct cpucycles_perf_config cpucycles_amd64_pmc_config = {.config1 = {0}, .ntries = 1};
+
 static inline int cpucycles_amd64_pmc_setup(struct cpucycles_setup *s)
 {
   /* Without an event the read can still work when rdpmc=2, so a failed open
-   * is not final: the guarded read decides, but keep the reason. */
-  if (cpucycles_perf_open(&cpucycles_amd64_pmc_state, 0, 1, s) != 0)
-    s->reason = 0;
+   * is not final: the guarded read decides. */
+  const char *reason;
+  (void)s;
+  if (!cpucycles_amd64_pmc_event.open)
+    cpucycles_perf_open(&cpucycles_amd64_pmc_event, &cpucycles_amd64_pmc_config, &reason);
   return 0;
+}
+
+static inline void cpucycles_amd64_pmc_release(int zero_page)
+{
+  cpucycles_perf_release(&cpucycles_amd64_pmc_config, zero_page);
 }
 #endif
 #endif

@@ -3,7 +3,7 @@
  *
  * A true core-cycle counter, but only 32 bits (about 2 s at 2 GHz): read32
  * returns the raw value, and the read the library uses extends it to 64
- * bits with extend32.h (CPUCYCLES_ARM32_CORTEX_BITS says so).  User mode may read it only when PMUSERENR.EN
+ * bits with extend32.h (CPUCYCLES_ARM32_CORTEX_LIBRARY_READ says so).  User mode may read it only when PMUSERENR.EN
  * (or, on Armv8 in AArch32, .CR) is set, which Linux never does itself: it
  * takes a kernel module such as enable_arm_pmu.  Otherwise the MRC is
  * undefined in user mode and raises SIGILL (as under qemu-arm).  The
@@ -16,6 +16,7 @@
     defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'A'
 #define CPUCYCLES_HAVE_ARM32_CORTEX 1
 #define CPUCYCLES_ARM32_CORTEX_BITS 32
+#define CPUCYCLES_ARM32_CORTEX_LIBRARY_READ 1 /* extended by the library */
 
 enum { cpucycles_arm32_cortex_kind = CPUCYCLES_KIND_ONCORE };
 

@@ -11,16 +11,16 @@
  * PMSELR_EL0/PMXEVCNTR_EL0; the kernel zeroes PMSELR_EL0 whenever it bumps
  * the lock, so the loop also retries a read whose selection was lost.
  * On big.LITTLE machines the kernel refuses user access to generic events,
- * so the setup fails there. */
+ * so the setup fails there.  Each thread has its own event, opened on its
+ * first read (another thread's event does not count this one). */
 #ifndef CPUCYCLES_ARM64_PERFPMC_H
 #define CPUCYCLES_ARM64_PERFPMC_H
 #include "linux-perf.h"
 #if defined(__aarch64__) && defined(CPUCYCLES_HAVE_LINUX_PERF)
 #define CPUCYCLES_HAVE_ARM64_PERFPMC 1
+#define CPUCYCLES_ARM64_PERFPMC_LIBRARY_READ 1 /* per-thread events */
 
 enum { cpucycles_arm64_perfpmc_kind = CPUCYCLES_KIND_ONCORE };
-
-CPUCYCLES_STATE_STORAGE struct cpucycles_perf_state cpucycles_arm64_perfpmc_state;
 
 /* The counter the control page names: 32 is the cycle counter PMCCNTR_EL0;
  * n + 1 is event counter n, selected through PMSELR_EL0 (the ISB makes the
@@ -37,52 +37,50 @@ static inline unsigned long long cpucycles_arm64_perfpmc_pmc(unsigned int index)
   return pmc;
 }
 
+#if defined(CPUCYCLES_COUNTER_SETUP)
+#include <fcntl.h>
+#include <unistd.h>
+
+/* One copy per program that sets counters up: the library, or a probe.
+ * config1: bit 1 asks for user access, bit 0 for a 64-bit counter; the
+ * second try takes 32 bits, for when the cycle counter is taken and the
+ * event counters are not 64 bits wide. */
+static __thread struct cpucycles_perf_event cpucycles_arm64_perfpmc_thread;
+static struct cpucycles_perf_config cpucycles_arm64_perfpmc_config = {
+    .config1 = {3, 2}, .ntries = 2, .need_rdpmc = 1};
+
 static inline long long cpucycles_arm64_perfpmc_read(void)
 {
-  return cpucycles_perf_page_count(cpucycles_arm64_perfpmc_state.page,
-                                   cpucycles_arm64_perfpmc_pmc);
+  struct cpucycles_perf_event *e = cpucycles_perf_thread_event(&cpucycles_arm64_perfpmc_thread,
+                                                               &cpucycles_arm64_perfpmc_config);
+  if (!e) return cpucycles_perf_fallback(&cpucycles_arm64_perfpmc_config);
+  return cpucycles_perf_page_count(e->page, cpucycles_arm64_perfpmc_pmc);
 }
-
-#if defined(CPUCYCLES_COUNTER_SETUP)
-#include <stdio.h>
 
 /* 1 when /proc/sys/kernel/perf_user_access says 0, else 0 */
 static inline int cpucycles_arm64_perfpmc_sysctl_off(void)
 {
-  FILE *f = fopen("/proc/sys/kernel/perf_user_access", "r");
-  int c;
-  if (!f) return 0;
-  c = fgetc(f);
-  fclose(f);
+  char c = 0;
+  int fd = open("/proc/sys/kernel/perf_user_access", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  if (read(fd, &c, 1) != 1) c = 0;
+  close(fd);
   return c == '0';
 }
 
 static inline int cpucycles_arm64_perfpmc_setup(struct cpucycles_setup *s)
 {
-  struct cpucycles_perf_state *p = &cpucycles_arm64_perfpmc_state;
-  volatile struct perf_event_mmap_page *pc;
-  /* config1: bit 1 asks for user access, bit 0 for a 64-bit counter; the
-   * second try takes 32 bits, for when the cycle counter is taken and the
-   * event counters are not 64 bits wide */
-  if (cpucycles_perf_open(p, 3, 1, s) != 0 && cpucycles_perf_open(p, 2, 1, s) != 0) return -1;
-  pc = p->page;
-  if (!pc->cap_user_rdpmc || !pc->index) {
-    s->reason = cpucycles_arm64_perfpmc_sysctl_off()
-                    ? "user access to the PMU is off: needs 1 in /proc/sys/kernel/perf_user_access"
-                    : "kernel does not allow PMU reads on this event (cap_user_rdpmc or index is 0)";
-    goto fail;
-  }
-  if (pc->pmc_width != 32 && pc->pmc_width != 64) {
-    s->reason = "unexpected pmc_width in the perf event page";
-    goto fail;
-  }
-  return 0;
-fail:
-  munmap((void *)pc, (size_t)sysconf(_SC_PAGESIZE));
-  close(p->fd);
-  p->fd = -1;
-  p->page = 0;
+  if (cpucycles_perf_setup_per_thread(&cpucycles_arm64_perfpmc_thread,
+                                      &cpucycles_arm64_perfpmc_config, s) == 0)
+    return 0;
+  if (s->reason && strstr(s->reason, "cap_user_rdpmc") && cpucycles_arm64_perfpmc_sysctl_off())
+    s->reason = "user access to the PMU is off: needs 1 in /proc/sys/kernel/perf_user_access";
   return -1;
+}
+
+static inline void cpucycles_arm64_perfpmc_release(int zero_page)
+{
+  cpucycles_perf_release(&cpucycles_arm64_perfpmc_config, zero_page);
 }
 #endif
 #endif

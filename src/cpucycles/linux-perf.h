@@ -7,18 +7,22 @@
  * allowed for a process that has mmap()ed such an event; with 2 it is
  * allowed everywhere.  perf_event_paranoid <= 2 is needed to open a
  * user-only event.  A machine without a PMU (most VMs) fails the open with
- * ENOENT or EOPNOTSUPP: "hardware events not supported". */
+ * ENOENT or EOPNOTSUPP: "hardware events not supported".
+ *
+ * An event opened with pid 0 counts the thread that opened it, and only
+ * that one: a count read in another thread is the opener's, not its own.
+ * So the counters that read an event's count (default-perfevent, the
+ * *-perfpmc ones) open one event per thread, on the thread's first read,
+ * and read it through the library (never inline).  Each event is released
+ * when its thread exits, when the library is unloaded, and in the child of
+ * a fork() (perf mappings are not inherited, and inherited descriptors
+ * count the parent's threads). */
 #ifndef CPUCYCLES_LINUX_PERF_H
 #define CPUCYCLES_LINUX_PERF_H
 #include "counter.h"
 #if defined(__linux__)
 #define CPUCYCLES_HAVE_LINUX_PERF 1
 #include <linux/perf_event.h>
-
-struct cpucycles_perf_state {
-  int fd;                                     /* the open cycles event */
-  volatile struct perf_event_mmap_page *page; /* its mmap()ed first page */
-};
 
 /* The event's count, read in user space through its control page, as
  * include/uapi/linux/perf_event.h documents: the kernel may move the event
@@ -51,20 +55,111 @@ static inline long long cpucycles_perf_page_count(volatile struct perf_event_mma
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
 /* Setup half: system calls that the installed header never needs. */
+#include "seccomp.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
-/* Opens a user-space-only CPU-cycles event for this thread on any CPU and,
- * when want_page, maps its control page.  config1 carries arch-specific
- * flags (arm64: bit 1 asks for user access, bit 0 for a 64-bit counter).
- * Returns 0 or -1 with s->reason. */
-static inline int cpucycles_perf_open(struct cpucycles_perf_state *p, unsigned long long config1,
-                                      int want_page, struct cpucycles_setup *s)
+/* How a counter wants its events. */
+struct cpucycles_perf_config {
+  unsigned long long config1[2]; /* tried in turn (arm64: 64-bit, then 32-bit) */
+  int ntries;                    /* how many of config1[] */
+  int keep_fd;                   /* read() the count: keep the descriptor */
+  int need_rdpmc;                /* the page must let user space read the PMU */
+  /* A thread whose event cannot be opened counts with CLOCK_MONOTONIC
+   * times this (cycles per ns, 32.32), never with a frozen 0. */
+  unsigned long long fallback_q32;
+  pthread_key_t key;             /* per-thread events: released at thread exit */
+  int per_thread;                /* 1 when key exists */
+};
+
+/* One open event: a thread's, or (amd64-pmc, riscv64-perfrdcycle) the
+ * process's, which is there only to make the kernel allow the reads. */
+struct cpucycles_perf_event {
+  volatile struct perf_event_mmap_page *page; /* its control page, or 0 */
+  int fd;                   /* kept only when config->keep_fd, else -1 */
+  int open;                 /* page/fd are ours */
+  int failed;               /* this thread could not open one: fallback */
+  unsigned long long id;    /* PERF_EVENT_IOC_ID of fd */
+  long long base, last;     /* read() counters: continuity over a re-open */
+  const struct cpucycles_perf_config *config;
+  struct cpucycles_perf_event *next; /* in cpucycles_perf_events */
+};
+
+/* Every open event of the process (the library's or the probe's copy of
+ * this file), for release and fork.  The lock is taken with signals
+ * blocked, so a handler cannot wait for its own thread. */
+static struct cpucycles_perf_event *cpucycles_perf_events;
+static pthread_mutex_t cpucycles_perf_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static inline void cpucycles_perf_lock_all(sigset_t *saved)
+{
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, saved);
+  pthread_mutex_lock(&cpucycles_perf_lock);
+}
+
+static inline void cpucycles_perf_unlock_all(const sigset_t *saved)
+{
+  pthread_mutex_unlock(&cpucycles_perf_lock);
+  pthread_sigmask(SIG_SETMASK, saved, 0);
+}
+
+/* Unlinks e; with the lock held. */
+static inline void cpucycles_perf_unlink(struct cpucycles_perf_event *e)
+{
+  struct cpucycles_perf_event **p;
+  for (p = &cpucycles_perf_events; *p; p = &(*p)->next)
+    if (*p == e) {
+      *p = e->next;
+      break;
+    }
+  e->next = 0;
+}
+
+/* Gives back e's page and descriptor; with the lock held.  zero_page
+ * replaces the page by zeros instead of unmapping it, for when another
+ * thread may still be reading it (the process is exiting). */
+static inline void cpucycles_perf_close(struct cpucycles_perf_event *e, int zero_page)
+{
+  size_t size = (size_t)sysconf(_SC_PAGESIZE);
+  if (e->page) {
+    if (zero_page)
+      mmap((void *)e->page, size, PROT_READ, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    else
+      munmap((void *)e->page, size);
+  }
+  if (e->fd >= 0) close(e->fd);
+  e->page = 0;
+  e->fd = -1;
+  e->open = 0;
+}
+
+static inline const char *cpucycles_perf_errno_reason(int error)
+{
+  if (error == ENOENT || error == EOPNOTSUPP || error == ENODEV)
+    return "perf_event_open: hardware cycle events not supported (no PMU)";
+  if (error == EACCES || error == EPERM)
+    return "perf_event_open: not permitted (see /proc/sys/kernel/perf_event_paranoid)";
+  if (error == ENOSYS) return "perf_event_open: no such system call";
+  if (error == EMFILE || error == ENFILE) return "perf_event_open: out of file descriptors";
+  return "perf_event_open failed";
+}
+
+/* A close-on-exec descriptor for a user-space CPU-cycles event of this
+ * thread on any CPU, or -1 with *reason. */
+static inline int cpucycles_perf_open_fd(unsigned long long config1, const char **reason)
 {
   struct perf_event_attr attr;
+  int fd;
   memset(&attr, 0, sizeof attr);
   attr.type = PERF_TYPE_HARDWARE;
   attr.size = sizeof attr;
@@ -72,30 +167,214 @@ static inline int cpucycles_perf_open(struct cpucycles_perf_state *p, unsigned l
   attr.config1 = config1;
   attr.exclude_kernel = 1;
   attr.exclude_hv = 1;
-  p->page = 0;
-  p->fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-  if (p->fd < 0) {
-    if (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV)
-      s->reason = "perf_event_open: hardware cycle events not supported (no PMU)";
-    else if (errno == EACCES || errno == EPERM)
-      s->reason = "perf_event_open: not permitted (see /proc/sys/kernel/perf_event_paranoid)";
-    else if (errno == ENOSYS)
-      s->reason = "perf_event_open: no such system call";
-    else
-      s->reason = "perf_event_open failed";
+  fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0 && errno == EINVAL) {
+    /* kernels before 3.14 know no PERF_FLAG_FD_CLOEXEC */
+    fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+    if (fd >= 0) fcntl(fd, F_SETFD, FD_CLOEXEC);
+  }
+  if (fd < 0) *reason = cpucycles_perf_errno_reason(errno);
+  return fd;
+}
+
+/* Opens e for the calling thread as config says and registers it.
+ * Returns 0, or -1 with *reason (nothing left open). */
+static inline int cpucycles_perf_open(struct cpucycles_perf_event *e,
+                                      const struct cpucycles_perf_config *config,
+                                      const char **reason)
+{
+  void *m = MAP_FAILED;
+  volatile struct perf_event_mmap_page *pc;
+  sigset_t saved;
+  int i, fd = -1, saved_errno = errno;
+
+  e->page = 0;
+  e->fd = -1;
+  e->open = 0;
+  e->config = config;
+  if (cpucycles_seccomp_active()) {
+    *reason = CPUCYCLES_SECCOMP_REASON;
     return -1;
   }
-  if (want_page) {
-    void *m = mmap(0, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, p->fd, 0);
+  for (i = 0; i < config->ntries && fd < 0; i++) fd = cpucycles_perf_open_fd(config->config1[i], reason);
+  if (fd < 0) goto fail;
+  if (!config->keep_fd || config->need_rdpmc) {
+    m = mmap(0, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);
     if (m == MAP_FAILED) {
-      s->reason = "mmap of the perf event page failed";
-      close(p->fd);
-      p->fd = -1;
+      *reason = "mmap of the perf event page failed";
+      goto fail;
+    }
+    pc = (volatile struct perf_event_mmap_page *)m;
+    if (config->need_rdpmc && (!pc->cap_user_rdpmc || !pc->index)) {
+      *reason = "kernel does not allow user-space reads of this event (cap_user_rdpmc or index is 0)";
+      goto fail;
+    }
+    if (config->need_rdpmc && pc->pmc_width != 32 && pc->pmc_width != 64) {
+      *reason = "unexpected pmc_width in the perf event page";
+      goto fail;
+    }
+    e->page = pc;
+  }
+  if (config->keep_fd) {
+    if (ioctl(fd, PERF_EVENT_IOC_ID, &e->id) != 0) {
+      *reason = "perf event has no id (PERF_EVENT_IOC_ID)";
+      goto fail;
+    }
+    e->fd = fd;
+  } else {
+    /* The mapping keeps the event alive: no descriptor for the program
+     * to close, reuse or leak into exec'd children. */
+    close(fd);
+  }
+  e->open = 1;
+  cpucycles_perf_lock_all(&saved);
+  e->next = cpucycles_perf_events;
+  cpucycles_perf_events = e;
+  cpucycles_perf_unlock_all(&saved);
+  if (config->per_thread) pthread_setspecific(config->key, e);
+  errno = saved_errno;
+  return 0;
+fail:
+  if (m != MAP_FAILED) munmap(m, (size_t)sysconf(_SC_PAGESIZE));
+  if (fd >= 0) close(fd);
+  e->page = 0;
+  errno = saved_errno;
+  return -1;
+}
+
+/* At a thread's exit: its events go. */
+static inline void cpucycles_perf_thread_exit(void *arg)
+{
+  struct cpucycles_perf_event *e = (struct cpucycles_perf_event *)arg;
+  sigset_t saved;
+  cpucycles_perf_lock_all(&saved);
+  cpucycles_perf_unlink(e);
+  cpucycles_perf_close(e, 0);
+  cpucycles_perf_unlock_all(&saved);
+}
+
+/* Setup of a counter with per-thread events: the calling thread's event
+ * now, the others' on their first read.  Returns 0 or -1 with s->reason. */
+static inline int cpucycles_perf_setup_per_thread(struct cpucycles_perf_event *e,
+                                                  struct cpucycles_perf_config *config,
+                                                  struct cpucycles_setup *s)
+{
+  config->fallback_q32 = CPUCYCLES_SCALE_Q32((double)s->persecond / 1e9);
+  if (!config->per_thread) {
+    if (pthread_key_create(&config->key, cpucycles_perf_thread_exit) != 0) {
+      s->reason = "pthread_key_create failed";
       return -1;
     }
-    p->page = (volatile struct perf_event_mmap_page *)m;
+    config->per_thread = 1;
   }
+  e->failed = 0;
+  return cpucycles_perf_open(e, config, &s->reason);
+}
+
+/* Releases every event of config (all threads), or of every config when
+ * config is 0, and its thread-exit key; zero_page as cpucycles_perf_close. */
+static inline void cpucycles_perf_release(struct cpucycles_perf_config *config, int zero_page)
+{
+  struct cpucycles_perf_event **p, *e;
+  sigset_t saved;
+  cpucycles_perf_lock_all(&saved);
+  for (p = &cpucycles_perf_events; (e = *p) != 0;) {
+    if (config && e->config != config) {
+      p = &e->next;
+      continue;
+    }
+    *p = e->next;
+    e->next = 0;
+    if (e->config && e->config->per_thread) {
+      pthread_key_t key = e->config->key;
+      if (pthread_getspecific(key) == e) pthread_setspecific(key, 0);
+    }
+    cpucycles_perf_close(e, zero_page);
+  }
+  cpucycles_perf_unlock_all(&saved);
+  if (config && config->per_thread) {
+    pthread_key_delete(config->key);
+    config->per_thread = 0;
+  }
+}
+
+/* In the child of a fork(): the perf mappings were not inherited, and the
+ * inherited descriptors count the parent's threads.  Closes those and
+ * forgets every event; per-thread ones reopen on the next read. */
+static inline void cpucycles_perf_forget_after_fork(void)
+{
+  struct cpucycles_perf_event *e, *next;
+  for (e = cpucycles_perf_events; e; e = next) {
+    next = e->next;
+    if (e->fd >= 0) close(e->fd);
+    e->fd = -1;
+    e->page = 0;
+    e->open = 0;
+    e->next = 0;
+  }
+  cpucycles_perf_events = 0;
+  pthread_mutex_init(&cpucycles_perf_lock, 0);
+}
+
+/* The count of a thread without an event: CLOCK_MONOTONIC in cycles. */
+static inline long long cpucycles_perf_fallback(const struct cpucycles_perf_config *config)
+{
+  struct timespec t;
+  if (clock_gettime(CLOCK_MONOTONIC, &t) != 0) return 0;
+  return cpucycles_scale_ticks((long long)t.tv_sec * 1000000000LL + t.tv_nsec, config->fallback_q32);
+}
+
+/* The calling thread's event of config, opened on first use; 0 when it
+ * cannot have one (then the counter counts with the fallback). */
+static inline struct cpucycles_perf_event *cpucycles_perf_thread_event(
+    struct cpucycles_perf_event *e, const struct cpucycles_perf_config *config)
+{
+  const char *reason;
+  if (e->open) return e;
+  if (e->failed) return 0;
+  if (cpucycles_perf_open(e, config, &reason) == 0) return e;
+  e->failed = 1;
   return 0;
+}
+
+/* A read()-based count of the calling thread's event.  Before each read()
+ * the descriptor is checked to be still our event (PERF_EVENT_IOC_ID): a
+ * program that closes every descriptor (a daemon) and opens a file that
+ * gets the same number must not have that file read.  A lost event is
+ * replaced, counting on from the last count, which is never undercut. */
+static inline long long cpucycles_perf_read_count(struct cpucycles_perf_event *e,
+                                                  const struct cpucycles_perf_config *config)
+{
+  unsigned long long id = 0, value;
+  long long count;
+  int tries, saved_errno = errno;
+  for (tries = 0; tries < 2; tries++) {
+    if (!cpucycles_perf_thread_event(e, config)) {
+      count = cpucycles_perf_fallback(config);
+      break;
+    }
+    if (ioctl(e->fd, PERF_EVENT_IOC_ID, &id) == 0 && id == e->id &&
+        read(e->fd, &value, sizeof value) == (ssize_t)sizeof value) {
+      count = e->base + (long long)value;
+      break;
+    }
+    /* Not ours any more: forget it without closing (the number may be
+     * the program's now) and open another. */
+    {
+      sigset_t saved;
+      cpucycles_perf_lock_all(&saved);
+      cpucycles_perf_unlink(e);
+      cpucycles_perf_unlock_all(&saved);
+    }
+    e->fd = -1;
+    e->open = 0;
+    e->base = e->last;
+    count = e->last;
+  }
+  if (count < e->last) count = e->last;
+  e->last = count;
+  errno = saved_errno;
+  return count;
 }
 #endif /* CPUCYCLES_COUNTER_SETUP */
 #endif /* __linux__ */

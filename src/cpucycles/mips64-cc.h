@@ -15,6 +15,7 @@
 #if defined(__mips__) && defined(__mips64)
 #define CPUCYCLES_HAVE_MIPS64_CC 1
 #define CPUCYCLES_MIPS64_CC_BITS 32
+#define CPUCYCLES_MIPS64_CC_LIBRARY_READ 1 /* extended by the library */
 
 enum { cpucycles_mips64_cc_kind = CPUCYCLES_KIND_ONCORE };
 

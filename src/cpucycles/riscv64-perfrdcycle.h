@@ -19,8 +19,6 @@
 
 enum { cpucycles_riscv64_perfrdcycle_kind = CPUCYCLES_KIND_ONCORE };
 
-CPUCYCLES_STATE_STORAGE struct cpucycles_perf_state cpucycles_riscv64_perfrdcycle_state;
-
 static inline long long cpucycles_riscv64_perfrdcycle_read(void)
 {
   unsigned long long t;
@@ -29,9 +27,22 @@ static inline long long cpucycles_riscv64_perfrdcycle_read(void)
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
+/* The process's event, mapped, which makes the kernel allow RDCYCLE in this
+ * process (one copy per program: the library, or a probe). */
+static struct cpucycles_perf_event cpucycles_riscv64_perfrdcycle_event;
+static struct cpucycles_perf_config cpucycles_riscv64_perfrdcycle_config = {.config1 = {0},
+                                                                            .ntries = 1};
+
 static inline int cpucycles_riscv64_perfrdcycle_setup(struct cpucycles_setup *s)
 {
-  return cpucycles_perf_open(&cpucycles_riscv64_perfrdcycle_state, 0, 1, s);
+  if (cpucycles_riscv64_perfrdcycle_event.open) return 0;
+  return cpucycles_perf_open(&cpucycles_riscv64_perfrdcycle_event,
+                             &cpucycles_riscv64_perfrdcycle_config, &s->reason);
+}
+
+static inline void cpucycles_riscv64_perfrdcycle_release(int zero_page)
+{
+  cpucycles_perf_release(&cpucycles_riscv64_perfrdcycle_config, zero_page);
 }
 #endif
 #endif
