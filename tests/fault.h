@@ -9,13 +9,18 @@
 
 static volatile int *test_fault_page;
 
-static inline int test_fault(void)
+/* Maps the page (no access) without touching it. */
+static inline volatile int *test_fault_map(void)
 {
   if (!test_fault_page) {
     void *m = mmap(0, (size_t)sysconf(_SC_PAGESIZE), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) return -1;
-    test_fault_page = (volatile int *)m;
+    if (m != MAP_FAILED) test_fault_page = (volatile int *)m;
   }
-  return *test_fault_page;
+  return test_fault_page;
+}
+
+static inline int test_fault(void)
+{
+  return test_fault_map() ? *test_fault_page : -1;
 }
 #endif

@@ -221,6 +221,7 @@ static inline int cpucycles_perf_open(struct cpucycles_perf_event *e,
       goto fail;
     }
     e->fd = fd;
+    e->base = e->last; /* a new event counts from 0: count on from the last count */
   } else {
     /* The mapping keeps the event alive: no descriptor for the program
      * to close, reuse or leak into exec'd children. */
@@ -368,7 +369,6 @@ static inline long long cpucycles_perf_read_count(struct cpucycles_perf_event *e
     }
     e->fd = -1;
     e->open = 0;
-    e->base = e->last;
     count = e->last;
   }
   if (count < e->last) count = e->last;

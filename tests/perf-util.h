@@ -1,0 +1,72 @@
+/* perf-util.h - what the perf tests look at: the process's perf event
+ * descriptors and mappings, and busy work that a cycle (or, under
+ * tests/perfshim, task-clock) event counts. */
+#ifndef CPUCYCLES_TEST_PERF_UTIL_H
+#define CPUCYCLES_TEST_PERF_UTIL_H
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Descriptors of perf events open in this process (-1: no /proc). */
+static int perf_fds(void)
+{
+  DIR *d = opendir("/proc/self/fd");
+  struct dirent *e;
+  char path[64], link[64];
+  int n = 0;
+  if (!d) return -1;
+  while ((e = readdir(d)) != 0) {
+    ssize_t len;
+    if (e->d_name[0] == '.') continue;
+    snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+    len = readlink(path, link, sizeof link - 1);
+    if (len <= 0) continue;
+    link[len] = 0;
+    if (strstr(link, "perf_event")) n++;
+  }
+  closedir(d);
+  return n;
+}
+
+/* Mappings of perf event pages in this process (-1: no /proc). */
+static int perf_maps(void)
+{
+  FILE *f = fopen("/proc/self/maps", "r");
+  char line[512];
+  int n = 0;
+  if (!f) return -1;
+  while (fgets(line, sizeof line, f))
+    if (strstr(line, "perf_event")) n++;
+  fclose(f);
+  return n;
+}
+
+/* Spins for ms milliseconds of CLOCK_MONOTONIC. */
+static void busy_ms(int ms)
+{
+  struct timespec a, b;
+  volatile unsigned long spin = 0;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  do {
+    spin++;
+    clock_gettime(CLOCK_MONOTONIC, &b);
+  } while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
+}
+
+/* Runs the calling test again with tests/perfshim preloaded, once, when
+ * it is not loaded yet and was built (a shared build). */
+static void perf_util_preload_shim(char **argv)
+{
+  char path[4096];
+  const char *top = getenv("top_builddir");
+  if (getenv("CPUCYCLES_PERFSHIM_TRIED")) return;
+  snprintf(path, sizeof path, "%s/tests/.libs/perfshim.so", top ? top : ".");
+  if (access(path, R_OK) != 0) return;
+  setenv("CPUCYCLES_PERFSHIM_TRIED", "1", 1);
+  setenv("LD_PRELOAD", path, 1);
+  execv("/proc/self/exe", argv);
+}
+#endif

@@ -1,0 +1,188 @@
+/* t-guard - the fault guard never loses or replaces the program's
+ * handlers, and passes on every fault that is not the probe's:
+ *   - a handler another thread installs during a guarded call stays;
+ *   - a real fault in another thread during a guarded call reaches the
+ *     program's SA_SIGINFO|SA_ONSTACK handler, on its alternate stack,
+ *     and the probe's own fault after it is still caught;
+ *   - a watchdog signal whose handler longjmps cannot escape a guarded
+ *     call with the guard's handler left installed;
+ *   - a fault signal sent with kill() is the program's, not the probe's. */
+#include "fault.h"
+#include "guard.h"
+#include "tap.h"
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
+static volatile int stage;
+static void *handler_of(int signo)
+{
+  struct sigaction a;
+  sigaction(signo, 0, &a);
+  return (a.sa_flags & SA_SIGINFO) ? (void *)(uintptr_t)a.sa_sigaction : (void *)(uintptr_t)a.sa_handler;
+}
+
+static void wait_stage(int n)
+{
+  while (__atomic_load_n(&stage, __ATOMIC_ACQUIRE) < n) sched_yield();
+}
+
+static void set_stage(int n) { __atomic_store_n(&stage, n, __ATOMIC_RELEASE); }
+
+/* 1. Another thread installs a handler while the guard is up. */
+static void their_handler(int signo) { (void)signo; }
+
+static void *install_theirs(void *arg)
+{
+  struct sigaction a;
+  (void)arg;
+  wait_stage(1);
+  memset(&a, 0, sizeof a);
+  a.sa_handler = their_handler;
+  sigaction(SIGBUS, &a, 0);
+  set_stage(2);
+  return 0;
+}
+
+static void wait_for_install(void *arg)
+{
+  (void)arg;
+  set_stage(1);
+  wait_stage(2);
+}
+
+/* 2. A real fault in another thread while the guard is up. */
+static volatile int *thread_page;
+static char alt_stack[65536];
+static volatile int program_calls, on_alt_stack, misrouted;
+
+static void program_handler(int signo, siginfo_t *info, void *context)
+{
+  char here;
+  (void)signo;
+  (void)context;
+  if (info->si_addr == (void *)thread_page) {
+    program_calls++;
+    on_alt_stack = &here >= alt_stack && &here < alt_stack + sizeof alt_stack;
+    mprotect((void *)thread_page, (size_t)sysconf(_SC_PAGESIZE), PROT_READ);
+  } else {
+    /* a fault that should have been the guard's: let it go on */
+    misrouted++;
+    mprotect((void *)test_fault_page, (size_t)sysconf(_SC_PAGESIZE), PROT_READ);
+  }
+}
+
+static void *fault_in_thread(void *arg)
+{
+  stack_t ss;
+  (void)arg;
+  ss.ss_sp = alt_stack;
+  ss.ss_size = sizeof alt_stack;
+  ss.ss_flags = 0;
+  sigaltstack(&ss, 0);
+  wait_stage(3);
+  (void)*thread_page; /* SIGSEGV: the program's handler makes it readable */
+  set_stage(4);
+  return 0;
+}
+
+static void other_thread_faults_then_probe_faults(void *arg)
+{
+  (void)arg;
+  set_stage(3);
+  wait_stage(4);
+  test_fault(); /* the probe's own fault, after the other thread's */
+}
+
+/* 3. A watchdog that longjmps out of whatever it interrupts. */
+static sigjmp_buf watchdog_jump;
+static void watchdog(int signo)
+{
+  (void)signo;
+  siglongjmp(watchdog_jump, 1);
+}
+
+static void watchdog_fires(void *arg)
+{
+  (void)arg;
+  pthread_kill(pthread_self(), SIGALRM);
+}
+
+static void probe_fault(void *arg)
+{
+  (void)arg;
+  mprotect((void *)test_fault_page, (size_t)sysconf(_SC_PAGESIZE), PROT_NONE);
+  test_fault();
+}
+
+/* 4. kill() of a fault signal during the guard. */
+static volatile int sent_seen;
+static void count_sent(int signo) { (void)signo; sent_seen++; }
+static void sent_segv(void *arg)
+{
+  (void)arg;
+  pthread_kill(pthread_self(), SIGSEGV);
+}
+
+int main(void)
+{
+  pthread_t thread;
+  struct sigaction mine, now;
+  int signo;
+
+  tap_plan(8);
+
+  /* 1 */
+  pthread_create(&thread, 0, install_theirs, 0);
+  signo = cpucycles_guarded_call(wait_for_install, 0);
+  pthread_join(thread, 0);
+  tap_ok(signo == 0 && handler_of(SIGBUS) == (void *)(uintptr_t)their_handler,
+         "a handler another thread installed during a guarded call is kept");
+
+  /* 2 */
+  thread_page = mmap(0, (size_t)sysconf(_SC_PAGESIZE), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  test_fault_map();
+  memset(&mine, 0, sizeof mine);
+  mine.sa_sigaction = program_handler;
+  mine.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&mine.sa_mask);
+  sigaddset(&mine.sa_mask, SIGUSR2);
+  sigaction(SIGSEGV, &mine, 0);
+  pthread_create(&thread, 0, fault_in_thread, 0);
+  signo = cpucycles_guarded_call(other_thread_faults_then_probe_faults, 0);
+  pthread_join(thread, 0);
+  tap_ok(program_calls == 1 && on_alt_stack,
+         "another thread's fault reached the program's handler, on its alternate stack");
+  tap_ok(signo == SIGSEGV && misrouted == 0,
+         "the probe's own fault after it was still the guard's (signal %d, %d misrouted)", signo,
+         misrouted);
+  sigaction(SIGSEGV, 0, &now);
+  tap_ok(now.sa_sigaction == program_handler && (now.sa_flags & (SA_SIGINFO | SA_ONSTACK)) ==
+                                                    (SA_SIGINFO | SA_ONSTACK) &&
+             sigismember(&now.sa_mask, SIGUSR2),
+         "the program's SA_SIGINFO|SA_ONSTACK action and its mask are back as they were");
+
+  /* 3 */
+  signal(SIGALRM, watchdog);
+  if (sigsetjmp(watchdog_jump, 1) == 0) {
+    signo = cpucycles_guarded_call(watchdog_fires, 0);
+    tap_ok(0, "the watchdog's signal was delivered after the guarded call");
+  } else {
+    tap_ok(handler_of(SIGSEGV) == (void *)(uintptr_t)program_handler,
+           "a watchdog that longjmps finds the program's handler in place, not the guard's");
+  }
+  tap_ok(cpucycles_guarded_call(probe_fault, 0) == SIGSEGV,
+         "after the watchdog's jump a guarded call still works (the guard was left whole)");
+
+  /* 4 */
+  signal(SIGSEGV, count_sent);
+  signo = cpucycles_guarded_call(sent_segv, 0);
+  tap_ok(signo == 0 && sent_seen == 1,
+         "a SIGSEGV sent with kill() during a guarded call goes to the program (%d, seen %d)", signo,
+         sent_seen);
+  tap_ok(handler_of(SIGSEGV) == (void *)(uintptr_t)count_sent, "and its handler is still in place");
+  return tap_done();
+}

@@ -1,0 +1,158 @@
+/* t-perf - the perf-event counters count for the thread that reads them,
+ * survive a program that closes their descriptor, and leave nothing
+ * behind: no descriptor or mapping of a counter that was not chosen, of a
+ * thread that exited, or of a failed setup; every descriptor close-on-exec.
+ *
+ * This machine has no PMU, so the test runs itself again with
+ * tests/perfshim preloaded, which turns the library's cycles request into
+ * a task-clock event: the same perf code paths, counting nanoseconds.
+ * Where neither a PMU nor the shim gives an event, it SKIPs. */
+#include "cpucycles.h"
+#include "decide.h"
+#include "perf-util.h"
+#include "table.h"
+#include "tap.h"
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/wait.h>
+
+#define PLAN 10
+#define BUSY_MS 20
+/* 20 ms of running counts at least this much: nanoseconds (task clock)
+ * or cycles (a real PMU at 50 MHz or more). */
+#define COUNTED_IN_BUSY 1000000
+
+static const struct cpucycles_counter *counter(const char *name)
+{
+  int i = cpucycles_table_find(name);
+  return i < 0 ? 0 : &cpucycles_table[i];
+}
+
+static void *count_busy(void *arg)
+{
+  const struct cpucycles_counter *c = counter("default-perfevent");
+  long long *counted = arg, t0 = c->read();
+  busy_ms(BUSY_MS);
+  *counted = c->read() - t0;
+  return 0;
+}
+
+/* The one perf descriptor open in this process, or -1. */
+static int the_perf_fd(void)
+{
+  char path[64], link[64];
+  int fd;
+  for (fd = 3; fd < 1024; fd++) {
+    ssize_t len;
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    len = readlink(path, link, sizeof link - 1);
+    if (len > 0 && (link[len] = 0, strstr(link, "perf_event"))) return fd;
+  }
+  return -1;
+}
+
+static void skip_all(const char *why)
+{
+  while (tap_count < PLAN) tap_skip("perf counters", why);
+}
+
+int main(int argc, char **argv)
+{
+  const struct cpucycles_counter *c;
+  struct cpucycles_setup s = {2600000000LL, 0, 0};
+  struct cpucycles_result results[CPUCYCLES_MAX_COUNTERS];
+  pthread_t thread;
+  long long counted = 0, before, after1, after2;
+  int fds, maps, fd, file, chosen, status;
+  char buf[9] = {0};
+  pid_t pid;
+
+  (void)argc;
+  perf_util_preload_shim(argv);
+  tap_diag("cpucycles %s", cpucycles_version()); /* links the fork handler in */
+  tap_plan(PLAN);
+  c = counter("default-perfevent");
+  if (!c) {
+    skip_all("no perf events on this OS");
+    return tap_done();
+  }
+  if (c->setup(&s) != 0) {
+    skip_all(s.reason);
+    return tap_done();
+  }
+  tap_diag("perf events are %s", getenv("LD_PRELOAD") ? "task-clock events (tests/perfshim)" : "real");
+
+  /* 3: each thread counts its own work. */
+  pthread_create(&thread, 0, count_busy, &counted);
+  fds = perf_fds();
+  pthread_join(thread, 0);
+  tap_ok(counted > COUNTED_IN_BUSY,
+         "default-perfevent counts a thread's %d ms of work in that thread (%lld)", BUSY_MS, counted);
+  tap_ok(perf_fds() == 1, "the thread's event went when the thread exited (%d open now)", perf_fds());
+  (void)fds;
+
+  /* 5: close-on-exec. */
+  fd = the_perf_fd();
+  tap_ok(fd >= 0 && (fcntl(fd, F_GETFD) & FD_CLOEXEC), "the event descriptor %d is close-on-exec", fd);
+
+  /* 4: a daemon closes the descriptor; its number comes back as a file. */
+  before = c->read();
+  close(fd);
+  file = open("t-perf.tmp", O_RDWR | O_CREAT | O_TRUNC, 0600);
+  if (write(file, "ABCDEFGH", 8) != 8 || lseek(file, 0, SEEK_SET) != 0) return 1;
+  after1 = c->read();
+  busy_ms(5);
+  after2 = c->read();
+  tap_ok(file == fd && lseek(file, 0, SEEK_CUR) == 0 && read(file, buf, 8) == 8 &&
+             strcmp(buf, "ABCDEFGH") == 0,
+         "the program's file that took the closed descriptor's number (%d) is not read", file);
+  tap_ok(after1 >= before && after2 > after1,
+         "counts go on after the descriptor was closed (%lld, %lld, %lld)", before, after1, after2);
+  close(file);
+  remove("t-perf.tmp");
+
+  /* 3 again, in a fork child: its own events, not the parent's. */
+  fflush(stdout);
+  pid = fork();
+  if (pid == 0) { /* the library's fork handler forgets the parent's events */
+    count_busy(&counted);
+    _exit(counted > COUNTED_IN_BUSY ? 0 : 1);
+  }
+  tap_ok(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+         "a fork child counts its own work");
+
+  /* 5: what is not chosen is released. */
+  cpucycles_table_release_others(-1, 0);
+  fds = perf_fds();
+  maps = perf_maps();
+  tap_ok(fds == 0 && maps == 0, "releasing every counter leaves no perf descriptor or mapping (%d, %d)",
+         fds, maps);
+  chosen = cpucycles_select(cpucycles_table, cpucycles_table_size, 2600000000LL, results);
+  tap_diag("chosen %s; default-perfevent: %s", cpucycles_table[chosen].name,
+           results[cpucycles_table_find("default-perfevent")].available
+               ? "available"
+               : results[cpucycles_table_find("default-perfevent")].reason);
+  cpucycles_table_release_others(chosen, 0);
+  tap_ok(perf_fds() == (cpucycles_table[chosen].release ? fds + 1 : fds) && perf_maps() <= maps + 1,
+         "after a run-time selection only the chosen %s keeps perf resources (%d descriptors, %d mappings)",
+         cpucycles_table[chosen].name, perf_fds(), perf_maps());
+  cpucycles_table_release_others(-1, 0);
+
+  /* 5: a setup that fails halfway gives back what it took. */
+  c = counter("amd64-perfpmc");
+  if (!c) c = counter("arm64-perfpmc");
+  if (!c) {
+    tap_skip("a failed perf setup leaves nothing open", "no *-perfpmc counter on this target");
+  } else {
+    s.reason = 0;
+    status = c->setup(&s);
+    tap_diag("%s setup: %s", c->name, status == 0 ? "ok" : s.reason);
+    if (status == 0) c->release(0);
+    tap_ok(perf_fds() == 0 && perf_maps() == 0, "%s leaves no descriptor or mapping after its %s setup",
+           c->name, status == 0 ? "released" : "failed");
+  }
+  c = counter("default-perfevent");
+  tap_ok(c->setup(&s) == 0 && perf_fds() == 1 && (c->release(0), perf_fds() == 0),
+         "set up again and released again: one descriptor, then none");
+  return tap_done();
+}
