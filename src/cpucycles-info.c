@@ -5,8 +5,10 @@
 #include "cpucycles.h"
 #include "decide.h"
 #include "table.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define DELTAS 1000
 #define DELTAS_SHOWN 16
@@ -82,5 +84,10 @@ int main(void)
   for (i = 0; i < DELTAS_SHOWN; i++) printf(" %lld", deltas[i]);
   qsort(deltas, DELTAS, sizeof deltas[0], compare_ll);
   printf(" ... median %lld of %d\n", deltas[DELTAS / 2], DELTAS);
+  /* a full disk or a closed pipe must not look like success to a script */
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "cpucycles-info: cannot write the output: %s\n", strerror(errno));
+    return 1;
+  }
   return 0;
 }

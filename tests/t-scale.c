@@ -2,15 +2,21 @@
  * (cpucycles_scale_for, the rule of seeds/000: the CPU frequency must be
  * near a multiple of the counter's rate, over a power-of-two denominator,
  * except for fixed-resolution OS clocks). */
+#define CPUCYCLES_COUNTER_SETUP 1
+#include "cpucycles/default-gettimeofday.h"
+#include "persecond.h"
 #include "select.h"
 #include "tap.h"
+#include <time.h>
+
+#define CPUCYCLES_TOP_PERSECOND CPUCYCLES_PERSECOND_MAX
 
 static int near(double a, double b) { return a - b < 1e-9 && b - a < 1e-9; }
 
 int main(void)
 {
   double s;
-  tap_plan(11);
+  tap_plan(12);
 
   tap_ok(cpucycles_scale_for(CPUCYCLES_KIND_ONCORE, 0, 2000000000) == 1,
          "an on-core counter is not scaled");
@@ -50,6 +56,23 @@ int main(void)
     long long t = 1LL << 58, a = cpucycles_scale_ticks(t, q), b = cpucycles_scale_ticks(t + 256, q);
     tap_ok(b - a == 325 && a == 325LL << 50,
            "2^58 ticks at 325/256 are 325 * 2^50 cycles, and 256 more ticks 325 more (%lld)", b - a);
+  }
+  /* gettimeofday() at the top of the accepted frequencies (100 GHz, 10^5
+   * cycles per microsecond): microseconds since 1970 would overflow. */
+  {
+    struct cpucycles_setup st = {CPUCYCLES_TOP_PERSECOND, 0, 0};
+    struct timespec ms = {0, 1000000};
+    unsigned long long q;
+    long long a, b;
+    cpucycles_default_gettimeofday_setup(&st);
+    q = CPUCYCLES_SCALE_Q32(cpucycles_scale_for(CPUCYCLES_KIND_OSCLOCK, st.nominal_hz,
+                                                CPUCYCLES_TOP_PERSECOND));
+    a = cpucycles_scale_ticks(cpucycles_default_gettimeofday_read(), q);
+    nanosleep(&ms, 0);
+    b = cpucycles_scale_ticks(cpucycles_default_gettimeofday_read(), q);
+    tap_ok(a > 0 && b - a >= 100000000LL && b < (1LL << 62),
+           "default-gettimeofday at 100 GHz: positive, far from overflow, 1 ms is >= 10^8 cycles (%lld, %lld)",
+           a, b - a);
   }
   return tap_done();
 }

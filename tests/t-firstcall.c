@@ -1,0 +1,196 @@
+/* t-firstcall - the first call under stress, each case in fresh child
+ * processes (the first call happens once per process):
+ *   - it keeps errno;
+ *   - made from a signal handler that interrupted malloc(), it neither
+ *     deadlocks nor corrupts the heap (it allocates nothing);
+ *   - a handler that calls cpucycles() while its own thread is inside the
+ *     first call does not deadlock (the first call blocks the thread's
+ *     asynchronous signals);
+ *   - 64 threads making it at one instant, 100 times: no failure, one
+ *     counter, no backwards step;
+ *   - a fork() while another thread is making it: the child's calls
+ *     return.
+ * A child that hangs is killed by alarm() and counts as a failure. */
+#include "cpucycles.h"
+#include "tap.h"
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define HANG_SECONDS 20
+
+/* Runs fn in a child with a hang alarm; 1 when it exited 0. */
+static int in_child(int (*fn)(void))
+{
+  int status;
+  pid_t pid;
+  fflush(stdout);
+  pid = fork();
+  if (pid == 0) {
+    alarm(HANG_SECONDS);
+    _exit(fn());
+  }
+  if (pid < 0 || waitpid(pid, &status, 0) != pid) return 0;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* errno */
+static int keeps_errno(void)
+{
+  errno = ERANGE;
+  cpucycles();
+  return errno == ERANGE ? 0 : 1;
+}
+
+/* A first call from a handler that interrupted malloc(). */
+static volatile sig_atomic_t handler_done;
+static volatile long long handler_count;
+
+static void first_call_in_handler(int signo)
+{
+  (void)signo;
+  if (!handler_done) {
+    handler_count = cpucycles();
+    handler_done = 1;
+  }
+}
+
+static int first_call_interrupting_malloc(void)
+{
+  struct itimerval every = {{0, 20}, {0, 20}}, off = {{0, 0}, {0, 0}};
+  void *blocks[64] = {0};
+  unsigned int i = 0, seed = (unsigned int)getpid();
+  signal(SIGALRM, first_call_in_handler);
+  setitimer(ITIMER_REAL, &every, 0);
+  while (!handler_done) {
+    unsigned int k = (seed = seed * 1103515245u + 12345u) % 64;
+    free(blocks[k]);
+    blocks[k] = malloc(16 + (seed >> 8) % 4096);
+    i++;
+  }
+  setitimer(ITIMER_REAL, &off, 0);
+  alarm(HANG_SECONDS);
+  /* the heap still works (glibc aborts on a corrupted one) */
+  for (i = 0; i < 64; i++) free(blocks[i]);
+  for (i = 0; i < 10000; i++) free(malloc(16 + i % 8192));
+  return cpucycles() >= handler_count ? 0 : 1;
+}
+
+/* A handler calling cpucycles() on top of its thread's first call. */
+static volatile sig_atomic_t signals_seen, calling, reentries, stop_sending;
+static void reenter(int signo)
+{
+  (void)signo;
+  signals_seen++;
+  if (calling) {
+    cpucycles();
+    reentries++;
+  }
+}
+
+static void *send_usr1(void *arg)
+{
+  pthread_t target = *(pthread_t *)arg;
+  while (!stop_sending) pthread_kill(target, SIGUSR1);
+  return 0;
+}
+
+static int handler_during_first_call(void)
+{
+  pthread_t self = pthread_self(), sender;
+  signal(SIGUSR1, reenter);
+  pthread_create(&sender, 0, send_usr1, &self);
+  while (!signals_seen) sched_yield(); /* the rain has started */
+  calling = 1;
+  cpucycles(); /* the first call, with SIGUSR1 raining on it */
+  while (!reentries) sched_yield();
+  stop_sending = 1;
+  pthread_join(sender, 0);
+  return 0;
+}
+
+/* 64 threads at one instant. */
+#define THREADS 64
+static pthread_barrier_t start;
+static const char *implementations[THREADS];
+static int backwards[THREADS];
+
+static void *first_call_together(void *arg)
+{
+  long i = (long)arg, n;
+  long long prev, now;
+  pthread_barrier_wait(&start);
+  prev = cpucycles();
+  for (n = 0; n < 1000; n++) {
+    now = cpucycles();
+    backwards[i] += now < prev;
+    prev = now;
+  }
+  implementations[i] = cpucycles_implementation();
+  return 0;
+}
+
+static int threads_at_once(void)
+{
+  pthread_t threads[THREADS];
+  long i;
+  pthread_barrier_init(&start, 0, THREADS);
+  for (i = 0; i < THREADS; i++)
+    if (pthread_create(&threads[i], 0, first_call_together, (void *)i) != 0) return 2;
+  for (i = 0; i < THREADS; i++) pthread_join(threads[i], 0);
+  for (i = 0; i < THREADS; i++)
+    if (backwards[i] || strcmp(implementations[i], implementations[0]) != 0) return 1;
+  return 0;
+}
+
+/* fork() while another thread makes the first call. */
+static void *first_call_in_thread(void *arg)
+{
+  (void)arg;
+  cpucycles();
+  return 0;
+}
+
+static int fork_child_calls(void)
+{
+  long long a = cpucycles(), b = cpucycles();
+  return b >= a && cpucycles_implementation()[0] ? 0 : 1;
+}
+
+static int fork_during_first_call(void)
+{
+  pthread_t thread;
+  int i, ok = 1;
+  pthread_create(&thread, 0, first_call_in_thread, 0);
+  for (i = 0; i < 10; i++) ok &= in_child(fork_child_calls);
+  pthread_join(thread, 0);
+  return ok ? 0 : 1;
+}
+
+int main(void)
+{
+  int i, failures;
+
+  tap_plan(5);
+  tap_ok(in_child(keeps_errno), "the first call keeps errno");
+
+  for (i = failures = 0; i < 30; i++) failures += !in_child(first_call_interrupting_malloc);
+  tap_ok(failures == 0, "a first call from a handler that interrupted malloc(): %d of 30 runs failed",
+         failures);
+
+  tap_ok(in_child(handler_during_first_call),
+         "a handler calling cpucycles() during its own thread's first call does not deadlock");
+
+  for (i = failures = 0; i < 100; i++) failures += !in_child(threads_at_once);
+  tap_ok(failures == 0, "%d threads making the first call at one instant: %d of 100 runs failed",
+         THREADS, failures);
+
+  for (i = failures = 0; i < 10; i++) failures += !in_child(fork_during_first_call);
+  tap_ok(failures == 0, "fork() during another thread's first call: %d of 10 runs failed", failures);
+  return tap_done();
+}
