@@ -13,6 +13,8 @@
 #     CPUCYCLES_FIXED_PRECISION, CPUCYCLES_FIXED_SCALE, CPUCYCLES_FIXED_SCALED
 #     CPUCYCLES_BUILD_PERSECOND, CPUCYCLES_BUILD_FINGERPRINT
 #     cpucycles_table (AC_SUBST_FILE): the table of every probe's result.
+#   Everything substituted comes from results, a fingerprint and names that
+#   passed the checks of m4/cpucycles_validate.m4, or is sanitised there.
 
 AC_DEFUN([CPUCYCLES_CHOOSE], [
 AC_REQUIRE([CPUCYCLES_HOST_FINGERPRINT])
@@ -47,8 +49,10 @@ AS_IF([test "x$with_counter" != xauto && test "x$enable_fixed_counter" = xno],
 AC_MSG_CHECKING([which counter to use])
 cpucycles_chosen=
 AS_IF([test "x$with_counter" != xauto],
-  [AS_CASE([" $cpucycles_probed "], [*" $with_counter "*], [],
-     [AC_MSG_ERROR([--with-counter: unknown counter '$with_counter'; the counters are:$cpucycles_probed])])
+  [dnl One name among the probed counters, checked before it goes into an eval.
+   CPUCYCLES_VALIDATE_COUNTER([$with_counter], [$cpucycles_probed],
+     [AC_MSG_RESULT([invalid])
+      AC_MSG_ERROR([--with-counter='$with_counter' is not a counter name; the counters are:$cpucycles_probed])])
    cpucycles_id=`AS_ECHO(["$with_counter"]) | tr - _`
    eval "cpucycles_result=\$cpucycles_cv_counter_$cpucycles_id"
    AS_CASE([$cpucycles_result],
@@ -66,6 +70,10 @@ AS_IF([test "x$with_counter" != xauto],
      [AC_MSG_FAILURE([cannot compile the choice program (probes/choose.c)])],
      [])
    rm -f conftest.in
+   dnl What it printed (perhaps through a runner) goes into an eval and the header.
+   AS_IF([test -n "$cpucycles_chosen"],
+     [CPUCYCLES_VALIDATE_COUNTER([$cpucycles_chosen], [$cpucycles_for_target],
+        [AC_MSG_FAILURE([the choice program (probes/choose.c) printed '$cpucycles_chosen', not one of:$cpucycles_for_target])])])
    cpucycles_how="best precision"])
 
 AS_IF([test -z "$cpucycles_chosen"],
@@ -112,7 +120,9 @@ for cpucycles_name in $cpucycles_for_target; do
   AS_CASE([$cpucycles_result],
     [yes*],
     [AS_ECHO(["  X(\"$cpucycles_name\", 1, CPUCYCLES_RESULT_FIELD([$cpucycles_result], [precision]), CPUCYCLES_RESULT_FIELD([$cpucycles_result], [hz]), CPUCYCLES_RESULT_FIELD([$cpucycles_result], [kind]), \"\") \\"])],
-    [cpucycles_reason=`AS_ECHO(["$cpucycles_result"]) | sed 's/^[[a-z]]* *//' | tr -d '"\\\\'`
+    [dnl The reason, one line safe inside the C string.
+     cpucycles_reason=CPUCYCLES_SANITIZE_TEXT([$cpucycles_result])
+     cpucycles_reason=`AS_ECHO(["$cpucycles_reason"]) | sed 's/^[[a-z]]* *//'`
      AS_CASE([$cpucycles_result], [unknown*], [cpucycles_available=-1], [cpucycles_available=0])
      AS_ECHO(["  X(\"$cpucycles_name\", $cpucycles_available, 0, 0, 0, \"$cpucycles_reason\") \\"])])
 done >> $cpucycles_table

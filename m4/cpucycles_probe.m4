@@ -20,6 +20,8 @@
 #   Every result is a cache variable (cpucycles_cv_counter_NAME with '-' as
 #   '_'), so a user can preset it, e.g.
 #     ./configure cpucycles_cv_counter_amd64_tscp='no disabled by hand'
+#   A preset that is not a valid result is an error, and so is a preset
+#   fingerprint that could not be a C string (m4/cpucycles_validate.m4).
 
 # CPUCYCLES_SET_PROBE_RUNNER
 # --------------------------
@@ -96,7 +98,9 @@ CPPFLAGS=$cpucycles_save_CPPFLAGS
 AC_DEFUN([CPUCYCLES_PROBE], [
 m4_pushdef([_cpucycles_id], m4_translit([$1], [-], [_]))
 AC_MSG_CHECKING([counter $1])
+cpucycles_fresh=no
 AC_CACHE_VAL([cpucycles_cv_counter_]_cpucycles_id, [
+  cpucycles_fresh=yes
   dnl A counter file for another architecture or OS defines nothing.
   cpucycles_save_CPPFLAGS=$CPPFLAGS
   CPPFLAGS="$CPPFLAGS -I$srcdir/src"
@@ -118,8 +122,21 @@ AC_CACHE_VAL([cpucycles_cv_counter_]_cpucycles_id, [
     [cpucycles_cv_counter_[]_cpucycles_id="no probe crashed or failed (exit status $cpucycles_probe_status)"],
     [cpucycles_cv_counter_[]_cpucycles_id="no does not compile (see config.log)"],
     [cpucycles_cv_counter_[]_cpucycles_id="unknown compiles; cross-compiling, so not run"])])])
+dnl A preset (or cached) result that is not valid is an error; what a probe
+dnl just printed, if not valid (a runner's noise, a rate outside the range),
+dnl leaves the counter out with a warning.
+cpucycles_rejected=
+CPUCYCLES_VALIDATE_RESULT([cpucycles_cv_counter_]_cpucycles_id,
+  [AS_IF([test $cpucycles_fresh = yes],
+     [_AS_ECHO_LOG([rejected probe result '$cpucycles_cv_counter_]_cpucycles_id[': $cpucycles_problem])
+      cpucycles_rejected=$cpucycles_problem
+      cpucycles_cv_counter_[]_cpucycles_id="no probe result rejected: $cpucycles_problem"],
+     [AC_MSG_RESULT([invalid])
+      _CPUCYCLES_RESULT_ERROR([cpucycles_cv_counter_]_cpucycles_id)])])
 CPUCYCLES_DESCRIBE_RESULT([$cpucycles_cv_counter_]_cpucycles_id)
 AC_MSG_RESULT([$cpucycles_description])
+AS_IF([test -n "$cpucycles_rejected"],
+  [AC_MSG_WARN([counter $1 left out: its probe printed a result that is not valid: $cpucycles_rejected (see config.log)])])
 AS_VAR_APPEND([cpucycles_probed], [" $1"])
 AS_CASE([$cpucycles_cv_counter_]_cpucycles_id, ["no not for this target"], [],
   [AS_VAR_APPEND([cpucycles_for_target], [" $1"])])
@@ -134,7 +151,8 @@ AC_DEFUN([CPUCYCLES_RESULT_FIELD],
 
 # CPUCYCLES_DESCRIBE_RESULT(RESULT)
 # ---------------------------------
-# Sets cpucycles_description to the human form of a probe result.
+# Sets cpucycles_description to the human form of a probe result, one
+# that passed CPUCYCLES_VALIDATE_RESULT.
 AC_DEFUN([CPUCYCLES_DESCRIBE_RESULT], [
 cpucycles_result="$1"
 AS_CASE([$cpucycles_result],
@@ -151,21 +169,24 @@ AS_CASE([$cpucycles_result],
      [cpucycles_kind_name="kind $cpucycles_kind"])
    cpucycles_mhz=`AS_ECHO(["$cpucycles_hz"]) | awk '{ printf "%.0f", $[]1 / 1e6 }'`
    cpucycles_description="yes, precision $cpucycles_precision, $cpucycles_mhz MHz, $cpucycles_kind_name"],
-  [no*|unknown*],
-  [cpucycles_description=`AS_ECHO(["$cpucycles_result"]) | sed 's/^\([[a-z]]*\) \(.*\)/\1 (\2)/'`],
-  [cpucycles_description="invalid cached result '$cpucycles_result' (ignored)"
-   AC_MSG_WARN([cached result '$cpucycles_result' is not of the form 'yes precision=...' or 'no REASON'])])
+  [cpucycles_description=CPUCYCLES_SANITIZE_TEXT([$cpucycles_result])
+   cpucycles_description=`AS_ECHO(["$cpucycles_description"]) | sed 's/^\([[a-z]]*\) \(.*\)/\1 (\2)/'`])
 ])
 
 # CPUCYCLES_HOST_FINGERPRINT
 # --------------------------
 # Sets cpucycles_cv_fingerprint to the build host's fingerprint
-# (src/fingerprint.c), or to "unknown" when probes cannot run.
+# (src/fingerprint.c), or to "unknown" when probes cannot run.  It becomes
+# a C string in the header: a measured one is made safe for that, a preset
+# one that is not is an error.
 AC_DEFUN([CPUCYCLES_HOST_FINGERPRINT], [
 AC_CACHE_CHECK([the build host's fingerprint], [cpucycles_cv_fingerprint], [
   _CPUCYCLES_RUN_PROBE([AC_LANG_SOURCE([[#include "probes/host.c"]])],
-    [cpucycles_cv_fingerprint=`sed 1q conftest.out | tr -d '"\\\\'`],
+    [cpucycles_cv_fingerprint=`sed 1q conftest.out`
+     cpucycles_cv_fingerprint=CPUCYCLES_SANITIZE_TEXT([$cpucycles_cv_fingerprint])],
     [cpucycles_cv_fingerprint=unknown],
     [AC_MSG_FAILURE([cannot compile the host probe (probes/host.c)])],
     [cpucycles_cv_fingerprint=unknown])])
+dnl A measured one is sanitised above; a preset one must already be valid.
+CPUCYCLES_VALIDATE_FINGERPRINT([cpucycles_cv_fingerprint])
 ])

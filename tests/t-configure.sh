@@ -1,0 +1,114 @@
+#!/bin/sh
+# t-configure - configure refuses presets it cannot trust.  Runs configure
+# in scratch copies of the source tree with bad preset results, a bad
+# --with-counter and a bad preset fingerprint, and checks that each run
+# fails and names what was wrong; then one run with valid presets (and a
+# 'no' reason full of C-string hazards) must succeed and give a header that
+# compiles.  Every probe result is preset from the build's config.log, so
+# no probe runs and each configure takes a few seconds.
+# Needs: top_srcdir, top_builddir (from AM_TESTS_ENVIRONMENT), CC.
+set -u
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); echo "not ok $n - $*"; }
+
+echo "1..7"
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-configure.XXXXXX") || exit 1
+trap 'chmod -R u+w "$scratch" 2>/dev/null; rm -rf "$scratch"' EXIT
+
+# The build's own presets: every cpucycles_cv_ line of its config.log, as
+# a site script that configure sources (CONFIG_SITE).
+grep '^cpucycles_cv_' "$top_builddir/config.log" >"$scratch/presets"
+if ! grep -q '^cpucycles_cv_fingerprint=' "$scratch/presets"; then
+  echo "# no cpucycles_cv_ results in $top_builddir/config.log"
+fi
+
+# The build's configure arguments (--host, CC=..., --with-probe-runner ...),
+# without those that name the build's own directories or cache.
+eval "set x $("$top_builddir/config.status" --config)"
+shift
+for arg; do
+  shift
+  case $arg in
+    --srcdir=*|--cache-file=*|-C|--config-cache|cpucycles_cv_*) ;;
+    *) set -- "$@" "$arg" ;;
+  esac
+done
+
+# run NAME VARIABLE-NOT-PRESET [ARG...]: configure in a fresh copy of the
+# source tree ($scratch/NAME), with every preset but VARIABLE-NOT-PRESET and
+# the build's arguments, then ARG...  Output in $scratch/NAME.out; $status.
+run() {
+  name=$1 skipvar=$2
+  shift 2
+  tree=$scratch/$name
+  mkdir "$tree" &&
+    (cd "$top_srcdir" &&
+     tar cf - configure Makefile.in cpucycles.pc.in build-aux probes src/cpucycles \
+       src/*.in src/*.c src/*.h) | (cd "$tree" && tar xf -) &&
+    chmod -R u+w "$tree" || { status=99; return; }
+  grep -v "^$skipvar=" "$scratch/presets" >"$tree.site"
+  (cd "$tree" && CONFIG_SITE=$tree.site ./configure "$@") >"$tree.out" 2>&1
+  status=$?
+}
+
+# refuses DESCRIPTION PATTERN: the last run failed and its output matches
+# PATTERN (grep -e).
+refuses() {
+  if [ "$status" -ne 0 ] && grep -q -e "$2" "$tree.out"; then
+    ok "$1"
+    grep 'error:' "$tree.out" | sed 's/^/# /'
+  else
+    notok "$1 (exit status $status)"
+    tail -n 15 "$tree.out" | sed 's/^/# /'
+  fi
+}
+
+var=cpucycles_cv_counter_amd64_tsc
+run hz5 $var "$@" "$var=yes precision=120 hz=5 kind=2 nominal=0 scale=1 persecond=5"
+refuses "configure refuses a preset result with hz=5 and persecond=5" "error: .*$var"
+
+run missing $var "$@" "$var=yes precision=5"
+refuses "configure refuses a preset result with fields missing" "error: .*$var"
+
+run noequals $var "$@" "$var=yes precision abc"
+refuses "configure refuses a preset result 'yes precision abc'" "error: .*$var"
+
+# Two consecutive counter names: today this goes into an eval and its
+# second word runs as a command, which this PATH would notice.
+mkdir "$scratch/bin"
+printf '#!/bin/sh\n: >"%s"\n' "$scratch/ran" >"$scratch/bin/amd64_tsc"
+chmod +x "$scratch/bin/amd64_tsc"
+save_PATH=$PATH
+PATH=$scratch/bin:$PATH
+run twocounters '' "$@" --with-counter='amd64-tscp amd64-tsc'
+PATH=$save_PATH
+refuses "configure refuses --with-counter='amd64-tscp amd64-tsc', listing the counters" \
+  "error: .*--with-counter.* amd64-pmc amd64-perfpmc "
+if [ ! -e "$scratch/ran" ]; then
+  ok "no word of --with-counter runs as a command"
+else
+  notok "no word of --with-counter runs as a command (amd64_tsc ran)"
+fi
+
+run fingerprint cpucycles_cv_fingerprint "$@" 'cpucycles_cv_fingerprint=x"y\z'
+refuses "configure refuses a preset fingerprint with \" and \\" "error: .*cpucycles_cv_fingerprint"
+
+# Valid presets, and a 'no' reason with a quote, a backslash, a trigraph
+# and a newline, which must all stay inside one line's C string.
+reasonvar=cpucycles_cv_counter_default_zero
+run valid $reasonvar "$@" "$reasonvar=no a \"quoted\" back\\slash ??/ and
+a second line"
+header=$tree/src/cpucycles-config.h
+what="configure succeeds with valid presets and its cpucycles-config.h compiles (-std=c99 -Wpedantic -Werror)"
+if [ "$status" -ne 0 ]; then
+  notok "$what (configure's exit status $status)"
+  tail -n 15 "$tree.out" | sed 's/^/# /'
+elif ${CC:-cc} -std=c99 -Wall -Wextra -Wpedantic -Werror -fsyntax-only -I"$tree/src" \
+       -x c "$header" >"$scratch/cc.out" 2>&1; then
+  ok "$what"
+  grep '"default-zero"' "$header" | sed 's/^/# /'
+else
+  notok "$what"
+  sed 's/^/# /' "$scratch/cc.out"
+fi
