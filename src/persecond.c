@@ -176,6 +176,17 @@ static void cpucycles_persecond_add_text(struct cpucycles_persecond_report *r, c
   cpucycles_persecond_add(r, s, strlen(s));
 }
 
+static void cpucycles_persecond_add_number(struct cpucycles_persecond_report *r, long long n)
+{
+  char digits[24];
+  size_t i = sizeof digits;
+  unsigned long long u = n < 0 ? 0 - (unsigned long long)n : (unsigned long long)n;
+  do digits[--i] = (char)('0' + u % 10);
+  while (u /= 10);
+  if (n < 0) digits[--i] = '-';
+  cpucycles_persecond_add(r, digits + i, sizeof digits - i);
+}
+
 /* "what 'value': why", after a "; " when there is a problem already;
  * value (len bytes, of which 40 are shown) may be 0. */
 static void cpucycles_persecond_note(struct cpucycles_persecond_report *r, const char *what,
@@ -219,6 +230,21 @@ static int cpucycles_persecond_from_env(const char *value, struct cpucycles_pers
   return 0;
 }
 
+/* The configure-time figure is checked like the others: a broken
+ * measurement or a hand-edited cpucycles-config.h must not be trusted. */
+static int cpucycles_persecond_from_build(long long build_hz,
+                                          struct cpucycles_persecond_report *r)
+{
+  const char *why;
+  if (cpucycles_persecond_in_range((double)build_hz, &why)) return 1;
+  if (r->problems[0]) cpucycles_persecond_add_text(r, "; ");
+  cpucycles_persecond_add_text(r, "configure-time figure ");
+  cpucycles_persecond_add_number(r, build_hz);
+  cpucycles_persecond_add_text(r, ": ");
+  cpucycles_persecond_add_text(r, why);
+  return 0;
+}
+
 static long long cpucycles_persecond_choose(const char *etc_path, const char *env_value,
                                             long long build_hz,
                                             struct cpucycles_persecond_report *r)
@@ -232,7 +258,7 @@ static long long cpucycles_persecond_choose(const char *etc_path, const char *en
     r->source = "environment variable cpucyclespersecond";
     return hz;
   }
-  if (build_hz > 0) {
+  if (build_hz != 0 && cpucycles_persecond_from_build(build_hz, r)) {
     r->source = "configure-time measurement (same host)";
     return build_hz;
   }

@@ -51,7 +51,7 @@ struct cpucycles_persecond_report {
  * figure, 0 when this host is not the build host), then the OS, then the
  * default.  Never fails.  A file that does not exist is skipped silently;
  * one that cannot be read, is not a regular file or does not parse whole,
- * and a bad variable are skipped and reported.
+ * a bad variable and a build_hz out of range are skipped and reported.
  * Async-signal-safe (open/read only, no stdio, no malloc); errno is left
  * as the caller had it. */
 long long cpucycles_persecond_resolve(const char *etc_path, const char *env_value,

@@ -236,7 +236,7 @@ int main(void)
 
   snprintf(etc_path, sizeof etc_path, "t-persecond-%ld.tmp", (long)getpid());
   snprintf(other_path, sizeof other_path, "t-persecond-%ld.other", (long)getpid());
-  tap_plan(25 + 2 * NINVALID);
+  tap_plan(26 + 2 * NINVALID);
 
   tap_ok(cpucycles_parse_persecond("2400000000\n", &hz, &why) && hz == 2400000000LL,
          "a plain number with a newline parses");
@@ -290,6 +290,12 @@ int main(void)
   check_file_kinds();
   check_whole_file();
   check_unreadable();
+
+  /* The configure-time figure is range-checked like the others. */
+  hz = cpucycles_persecond_resolve("/nonexistent/x", 0, 5, &r);
+  tap_diag("report: %s", r.problems);
+  tap_ok(hz != 5 && strstr(r.problems, "configure-time figure 5: outside 1 MHz to 100 GHz") != 0,
+         "a configure-time figure of 5 is rejected and reported (%lld from %s)", hz, r.source);
 
   /* errno as the caller had it, through a missing file and the OS. */
   errno = EDOM;
