@@ -44,17 +44,16 @@ static inline long long cpucycles_arm64_perfpmc_read(void)
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
-#include <stdio.h>
+#include "readfile.h"
 
-/* 1 when /proc/sys/kernel/perf_user_access says 0, else 0 */
+/* 1 when /proc/sys/kernel/perf_user_access says 0, else 0.  Read with
+ * open/read (readfile.h): the library's first call runs this. */
 static inline int cpucycles_arm64_perfpmc_sysctl_off(void)
 {
-  FILE *f = fopen("/proc/sys/kernel/perf_user_access", "r");
-  int c;
-  if (!f) return 0;
-  c = fgetc(f);
-  fclose(f);
-  return c == '0';
+  char buf[16];
+  const char *why;
+  return cpucycles_readfile("/proc/sys/kernel/perf_user_access", buf, sizeof buf, &why) > 0 &&
+         buf[0] == '0';
 }
 
 static inline int cpucycles_arm64_perfpmc_setup(struct cpucycles_setup *s)
