@@ -43,22 +43,11 @@ void cpucycles_build_plan(struct cpucycles_plan *plan)
   plan->build_persecond = CPUCYCLES_BUILD_PERSECOND;
 }
 
-/* The decision itself, with this thread's asynchronous signals blocked:
- * the faults stay deliverable (the guard catches a probe's; a real one
- * must not be held back), and so do SIGSYS (a seccomp trap) and SIGTRAP
- * (a debugger). */
+/* The decision itself. */
 static void decide_now(void)
 {
-  static const int synchronous[] = {SIGILL, SIGSEGV, SIGBUS, SIGFPE, SIGSYS, SIGTRAP};
   struct cpucycles_plan plan;
-  sigset_t blocked, saved;
   int saved_errno = errno;
-  size_t i;
-
-  sigfillset(&blocked);
-  for (i = 0; i < sizeof synchronous / sizeof synchronous[0]; i++)
-    sigdelset(&blocked, synchronous[i]);
-  pthread_sigmask(SIG_BLOCK, &blocked, &saved);
 
   cpucycles_build_plan(&plan);
   cpucycles_decide(cpucycles_table, cpucycles_table_size, &plan, "/etc/cpucyclespersecond",
@@ -71,23 +60,36 @@ static void decide_now(void)
     cpucycles_abi_inline_scale_q32 = CPUCYCLES_SCALE_Q32(decision.scale);
     __atomic_store_n(&cpucycles_abi_inline_id, CPUCYCLES_INLINE_ID, __ATOMIC_RELEASE);
   }
-
-  pthread_sigmask(SIG_SETMASK, &saved, 0);
   errno = saved_errno;
 }
 
+/* The thread that makes the decision has its asynchronous signals blocked
+ * from before it claims it until it is made, so no handler can run on top
+ * of it and wait for it.  The faults stay deliverable (the guard catches a
+ * probe's; a real one must not be held back), and so do SIGSYS (a seccomp
+ * trap) and SIGTRAP (a debugger). */
 static void ensure_decided(void)
 {
-  int expected = UNDECIDED;
+  static const int synchronous[] = {SIGILL, SIGSEGV, SIGBUS, SIGFPE, SIGSYS, SIGTRAP};
+  sigset_t blocked, saved;
+  int expected = UNDECIDED, saved_errno;
+  size_t i;
+
   if (__atomic_load_n(&decision_state, __ATOMIC_ACQUIRE) == DECIDED) return;
+  saved_errno = errno;
+  sigfillset(&blocked);
+  for (i = 0; i < sizeof synchronous / sizeof synchronous[0]; i++)
+    sigdelset(&blocked, synchronous[i]);
+  pthread_sigmask(SIG_BLOCK, &blocked, &saved);
   if (__atomic_compare_exchange_n(&decision_state, &expected, DECIDING, 0, __ATOMIC_ACQ_REL,
                                   __ATOMIC_ACQUIRE)) {
     decide_now();
     __atomic_store_n(&decision_state, DECIDED, __ATOMIC_RELEASE);
-    return;
   }
-  /* Another thread is deciding (it cannot be this one: its signals are
-   * blocked meanwhile, so no handler of ours runs on top of it). */
+  pthread_sigmask(SIG_SETMASK, &saved, 0);
+  errno = saved_errno;
+  /* Another thread is deciding: wait with this thread's signals as they
+   * were (a handler here does no harm: it waits for the other thread too). */
   while (__atomic_load_n(&decision_state, __ATOMIC_ACQUIRE) != DECIDED) sched_yield();
 }
 

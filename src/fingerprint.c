@@ -1,5 +1,9 @@
 /* fingerprint.c - see fingerprint.h. */
 #include "fingerprint.h"
+#ifndef CPUCYCLES_COUNTER_SETUP
+#define CPUCYCLES_COUNTER_SETUP 1 /* for readfile.h */
+#endif
+#include "cpucycles/readfile.h"
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -43,34 +47,53 @@ static void x86_fingerprint(char *buf, size_t len)
   snprintf(buf, len, "x86 %s family %u model %u stepping %u tsc=%u rdtscp=%u invariant_tsc=%u pmu=%u",
            vendor, family, model, stepping, tsc, rdtscp, invariant, pmu_version);
 }
-#else
+#endif
 
-/* First "model name", "cpu model", "uarch", "cpu", "CPU part" line. */
-static void cpuinfo_identity(char *buf, size_t len)
+#if !(defined(__x86_64__) || defined(__i386__)) || defined(CPUCYCLES_FUZZING)
+/* The identity a /proc/cpuinfo line gives: the value of a "model name",
+ * "cpu model", "uarch", "cpu", "CPU part" or "CPU implementer" line, into
+ * buf (cut to len - 1 bytes).  Returns 1 when it is one, with a value.
+ * (Compiled on x86 too for the fuzzer, tests/fuzz/fuzz-cpuinfo.c.) */
+static int cpucycles_fingerprint_cpuinfo_line(const char *line, char *buf, size_t len)
 {
   static const char *const keys[] = {"model name", "cpu model", "uarch", "cpu", "CPU part",
                                      "CPU implementer"};
-  char line[256];
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  size_t k;
+  const char *value = 0;
+  size_t k, n = 0;
+  for (k = 0; !value && k < sizeof keys / sizeof keys[0]; k++)
+    value = cpucycles_cpuinfo_value(line, keys[k]);
+  if (!value) return 0;
+  while (*value == ' ' || *value == '\t') value++;
+  for (; value[n] && value[n] != '\n' && n + 1 < len; n++) buf[n] = value[n];
+  buf[n] = 0;
+  return n > 0;
+}
+#endif
+
+#if !(defined(__x86_64__) || defined(__i386__))
+struct cpucycles_fingerprint_identity {
+  char *buf;
+  size_t len;
+};
+
+static int cpucycles_fingerprint_identity_line(void *ctx, const char *line, size_t len)
+{
+  struct cpucycles_fingerprint_identity *id = (struct cpucycles_fingerprint_identity *)ctx;
+  (void)len;
+  return cpucycles_fingerprint_cpuinfo_line(line, id->buf, id->len);
+}
+
+/* The first identity line of /proc/cpuinfo, or "".  Read with open/read
+ * (readfile.h): the first call runs this, and must be async-signal-safe. */
+static void cpucycles_fingerprint_cpuinfo(char *buf, size_t len)
+{
+  char chunk[512];
+  struct cpucycles_fingerprint_identity id;
+  id.buf = buf;
+  id.len = len;
   buf[0] = 0;
-  if (!f) return;
-  while (!buf[0] && fgets(line, sizeof line, f)) {
-    for (k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-      const char *colon = strchr(line, ':');
-      size_t n = strlen(keys[k]);
-      /* the whole key: "cpu" must not match "cpu family" */
-      if (!colon || strncmp(line, keys[k], n) != 0 ||
-          strspn(line + n, " \t") != (size_t)(colon - line) - n)
-        continue;
-      colon++;
-      while (*colon == ' ' || *colon == '\t') colon++;
-      snprintf(buf, len, "%s", colon);
-      buf[strcspn(buf, "\n")] = 0;
-      break;
-    }
-  }
-  fclose(f);
+  cpucycles_readfile_lines("/proc/cpuinfo", chunk, sizeof chunk,
+                           cpucycles_fingerprint_identity_line, &id);
 }
 #endif
 
@@ -81,7 +104,7 @@ void cpucycles_fingerprint(char *buf, size_t len)
 #else
   struct utsname u;
   char identity[96];
-  cpuinfo_identity(identity, sizeof identity);
+  cpucycles_fingerprint_cpuinfo(identity, sizeof identity);
   if (uname(&u) != 0) snprintf(u.machine, sizeof u.machine, "unknown");
   snprintf(buf, len, "%s %s", u.machine, identity[0] ? identity : "(no cpuinfo)");
 #endif

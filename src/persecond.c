@@ -1,9 +1,17 @@
-/* persecond.c - see persecond.h. */
+/* persecond.c - see persecond.h.
+ *
+ * This runs inside the library's first call, which must be
+ * async-signal-safe: files are read with open/read into stack buffers
+ * (cpucycles/readfile.h), the report is built without stdio, and errno is
+ * left as the caller had it.  strtod() is the one libc parser used: it
+ * takes no lock and allocates nothing for inputs this short. */
 #include "persecond.h"
-#include <ctype.h>
+#ifndef CPUCYCLES_COUNTER_SETUP
+#define CPUCYCLES_COUNTER_SETUP 1 /* for readfile.h */
+#endif
+#include "cpucycles/readfile.h"
 #include <errno.h>
 #include <math.h> /* isnan, isinf: macros, no libm */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__APPLE__) || defined(__FreeBSD__) || defined(__NetBSD__) || defined(__OpenBSD__)
@@ -12,154 +20,264 @@
 #define CPUCYCLES_HAVE_SYSCTL 1
 #endif
 
-int cpucycles_parse_persecond(const char *text, long long *hz, const char **why)
+#define CPUCYCLES_PERSECOND_CPUFREQ "/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq"
+#define CPUCYCLES_PERSECOND_STRING(x) CPUCYCLES_PERSECOND_STRING_(x)
+#define CPUCYCLES_PERSECOND_STRING_(x) #x
+
+/* isspace() in the C locale, whatever the program's locale. */
+static int cpucycles_persecond_blank(char c)
+{
+  return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+/* 1 when hz is a plausible CPU frequency, else 0 with *why set. */
+static int cpucycles_persecond_in_range(double hz, const char **why)
+{
+  if (hz <= 0) {
+    *why = "not positive";
+    return 0;
+  }
+  /* written so that NaN is outside too */
+  if (!(hz >= (double)CPUCYCLES_PERSECOND_MIN && hz <= (double)CPUCYCLES_PERSECOND_MAX)) {
+    *why = "outside 1 MHz to 100 GHz";
+    return 0;
+  }
+  return 1;
+}
+
+/* The one number in text, blanks around it allowed, times unit (1 for Hz,
+ * 1e3 for kHz), as a plausible frequency in Hz. */
+static int cpucycles_persecond_parse(const char *text, double unit, long long *hz,
+                                     const char **why)
 {
   char *end;
   double value;
-  while (isspace((unsigned char)*text)) text++;
+  int saved = errno, out_of_range;
+  while (cpucycles_persecond_blank(*text)) text++;
   if (!*text) {
     *why = "empty";
     return 0;
   }
   errno = 0;
   value = strtod(text, &end);
+  out_of_range = errno == ERANGE;
+  errno = saved;
   if (end == text) {
     *why = "not a number";
     return 0;
   }
-  while (isspace((unsigned char)*end)) end++;
+  while (cpucycles_persecond_blank(*end)) end++;
   if (*end) {
     *why = "trailing junk after the number";
     return 0;
   }
-  if (isnan(value) || isinf(value) || errno == ERANGE) {
+  if (isnan(value) || isinf(value) || out_of_range) {
     *why = "not a finite number";
     return 0;
   }
-  if (value <= 0) {
-    *why = "not positive";
-    return 0;
-  }
-  if (value < (double)CPUCYCLES_PERSECOND_MIN || value > (double)CPUCYCLES_PERSECOND_MAX) {
-    *why = "outside 1 MHz to 100 GHz";
-    return 0;
-  }
-  *hz = (long long)(value + 0.5);
+  if (!cpucycles_persecond_in_range(value * unit, why)) return 0;
+  *hz = (long long)(value * unit + 0.5);
   return 1;
 }
 
-/* The start of the file ("" for an empty one), or 0 when it cannot be
- * opened.  Everything in it must parse, so junk on a later line counts. */
-static int read_file(const char *path, char *buf, size_t len)
+int cpucycles_parse_persecond(const char *text, long long *hz, const char **why)
 {
-  FILE *f = fopen(path, "r");
-  size_t got;
-  if (!f) return 0;
-  got = fread(buf, 1, len - 1, f);
-  buf[got] = 0;
-  fclose(f);
-  return 1;
+  return cpucycles_persecond_parse(text, 1, hz, why);
 }
 
-/* /proc/cpuinfo lines such as "cpu MHz : 2596.134" (x86), "clock :
- * 3000.000000MHz" (ppc), "CPU MHz: 1500" (some riscv, loongarch). */
-static long long cpuinfo_mhz(void)
+/* A C-string parse would stop at a NUL and trust what comes before it. */
+int cpucycles_parse_persecond_file(const char *buf, size_t len, long long *hz,
+                                   const char **why)
+{
+  if (memchr(buf, 0, len)) {
+    *why = "contains a NUL byte";
+    return 0;
+  }
+  return cpucycles_persecond_parse(buf, 1, hz, why);
+}
+
+long long cpucycles_parse_cpufreq(const char *buf, size_t len)
+{
+  long long hz;
+  const char *why;
+  if (memchr(buf, 0, len)) return 0;
+  return cpucycles_persecond_parse(buf, 1e3, &hz, &why) ? hz : 0;
+}
+
+/* The MHz figure may have a unit after it ("3000.000000MHz"), so only the
+ * number's start is checked. */
+long long cpucycles_parse_cpuinfo_mhz(const char *line)
 {
   static const char *const keys[] = {"cpu MHz", "clock", "CPU MHz", "cpu MHz dynamic"};
-  char line[256];
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  long long hz = 0;
+  const char *value, *why;
   size_t k;
-  if (!f) return 0;
-  while (!hz && fgets(line, sizeof line, f)) {
-    for (k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-      size_t n = strlen(keys[k]);
-      const char *colon = strchr(line, ':');
-      double mhz;
-      if (strncmp(line, keys[k], n) != 0 || !colon) continue;
-      if (strspn(line + n, " \t") != (size_t)(colon - line - (long)n)) continue;
-      mhz = strtod(colon + 1, 0);
-      if (mhz * 1e6 >= (double)CPUCYCLES_PERSECOND_MIN && mhz * 1e6 <= (double)CPUCYCLES_PERSECOND_MAX)
-        hz = (long long)(mhz * 1e6 + 0.5);
-      break;
-    }
+  double mhz;
+  int saved = errno;
+  for (k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+    value = cpucycles_cpuinfo_value(line, keys[k]);
+    if (!value) continue;
+    mhz = strtod(value, 0);
+    errno = saved;
+    return cpucycles_persecond_in_range(mhz * 1e6, &why) ? (long long)(mhz * 1e6 + 0.5) : 0;
   }
-  fclose(f);
-  return hz;
+  return 0;
+}
+
+/* Stops the scan of /proc/cpuinfo at the first line with a frequency. */
+static int cpucycles_persecond_cpuinfo_line(void *hz, const char *line, size_t len)
+{
+  (void)len;
+  *(long long *)hz = cpucycles_parse_cpuinfo_mhz(line);
+  return *(long long *)hz != 0;
 }
 
 long long cpucycles_persecond_from_os(void)
 {
-  char line[64];
-  long long hz;
-  /* cpufreq reports kHz */
-  if (read_file("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", line, sizeof line)) {
-    double khz = strtod(line, 0);
-    if (khz * 1e3 >= (double)CPUCYCLES_PERSECOND_MIN && khz * 1e3 <= (double)CPUCYCLES_PERSECOND_MAX)
-      return (long long)(khz * 1e3 + 0.5);
-  }
-  hz = cpuinfo_mhz();
-  if (hz) return hz;
+  /* cpufreq's value is a few digits; the lines of /proc/cpuinfo read here
+   * are short (longer ones, such as x86's "flags", are cut at 511 bytes) */
+  char buf[512];
+  const char *why;
+  ssize_t len;
+  long long hz = 0;
+  len = cpucycles_readfile(CPUCYCLES_PERSECOND_CPUFREQ, buf, 64, &why);
+  if (len >= 0) hz = cpucycles_parse_cpufreq(buf, (size_t)len);
+  if (!hz)
+    cpucycles_readfile_lines("/proc/cpuinfo", buf, sizeof buf, cpucycles_persecond_cpuinfo_line,
+                             &hz);
 #if defined(CPUCYCLES_HAVE_SYSCTL) && defined(__APPLE__)
-  {
+  if (!hz) {
     unsigned long long value = 0;
-    size_t len = sizeof value;
-    if (sysctlbyname("hw.cpufrequency", &value, &len, 0, 0) == 0 && value > 0) return (long long)value;
+    size_t size = sizeof value;
+    int saved = errno;
+    if (sysctlbyname("hw.cpufrequency", &value, &size, 0, 0) == 0 && value > 0)
+      hz = (long long)value;
+    errno = saved;
   }
 #endif
+  return hz;
+}
+
+/* The report: appended to without stdio, cut at its size; control
+ * characters as '?', so that it stays one line. */
+static void cpucycles_persecond_add(struct cpucycles_persecond_report *r, const char *s,
+                                    size_t len)
+{
+  size_t used = strlen(r->problems);
+  unsigned char c;
+  for (; len > 0 && used < sizeof r->problems - 1; len--) {
+    c = (unsigned char)*s++;
+    r->problems[used++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+  }
+  r->problems[used] = 0;
+}
+
+static void cpucycles_persecond_add_text(struct cpucycles_persecond_report *r, const char *s)
+{
+  cpucycles_persecond_add(r, s, strlen(s));
+}
+
+static void cpucycles_persecond_add_number(struct cpucycles_persecond_report *r, long long n)
+{
+  char digits[24];
+  size_t i = sizeof digits;
+  unsigned long long u = n < 0 ? 0 - (unsigned long long)n : (unsigned long long)n;
+  do digits[--i] = (char)('0' + u % 10);
+  while (u /= 10);
+  if (n < 0) digits[--i] = '-';
+  cpucycles_persecond_add(r, digits + i, sizeof digits - i);
+}
+
+/* "what 'value': why", after a "; " when there is a problem already;
+ * value (len bytes, of which 40 are shown) may be 0. */
+static void cpucycles_persecond_note(struct cpucycles_persecond_report *r, const char *what,
+                                     const char *value, size_t len, const char *why)
+{
+  if (r->problems[0]) cpucycles_persecond_add_text(r, "; ");
+  cpucycles_persecond_add_text(r, what);
+  if (value) {
+    cpucycles_persecond_add_text(r, " '");
+    cpucycles_persecond_add(r, value, len < 40 ? len : 40);
+    cpucycles_persecond_add_text(r, "'");
+  }
+  cpucycles_persecond_add_text(r, ": ");
+  cpucycles_persecond_add_text(r, why);
+}
+
+/* The file at path: 1 with *hz set; 0 when there is no such file (the
+ * normal case, not reported) or it is not usable (reported). */
+static int cpucycles_persecond_from_file(const char *path, struct cpucycles_persecond_report *r,
+                                         long long *hz)
+{
+  char buf[CPUCYCLES_PERSECOND_FILE_MAX + 1];
+  const char *why;
+  ssize_t len = cpucycles_readfile(path, buf, sizeof buf, &why);
+  if (len == CPUCYCLES_READFILE_MISSING) return 0;
+  if (len == CPUCYCLES_READFILE_TOO_LARGE)
+    why = "too large (more than " CPUCYCLES_PERSECOND_STRING(CPUCYCLES_PERSECOND_FILE_MAX)
+          " bytes)";
+  if (len >= 0 && cpucycles_parse_persecond_file(buf, (size_t)len, hz, &why)) return 1;
+  cpucycles_persecond_note(r, path, len >= 0 ? buf : 0, len >= 0 ? (size_t)len : 0, why);
   return 0;
 }
 
-static void note_problem(struct cpucycles_persecond_report *r, const char *what,
-                         const char *value, const char *why)
+static int cpucycles_persecond_from_env(const char *value, struct cpucycles_persecond_report *r,
+                                        long long *hz)
 {
-  size_t used = strlen(r->problems);
-  snprintf(r->problems + used, sizeof r->problems - used, "%s%s '%.40s': %s",
-           used ? "; " : "", what, value, why);
+  const char *why;
+  if (cpucycles_parse_persecond(value, hz, &why)) return 1;
+  cpucycles_persecond_note(r, "environment variable cpucyclespersecond", value, strlen(value),
+                           why);
+  return 0;
 }
 
-/* Newlines and other controls as '?', so that a report stays one line. */
-static void flatten(char *s)
+/* The configure-time figure is checked like the others: a broken
+ * measurement or a hand-edited cpucycles-config.h must not be trusted. */
+static int cpucycles_persecond_from_build(long long build_hz,
+                                          struct cpucycles_persecond_report *r)
 {
-  for (; *s; s++)
-    if (iscntrl((unsigned char)*s)) *s = '?';
+  const char *why;
+  if (cpucycles_persecond_in_range((double)build_hz, &why)) return 1;
+  if (r->problems[0]) cpucycles_persecond_add_text(r, "; ");
+  cpucycles_persecond_add_text(r, "configure-time figure ");
+  cpucycles_persecond_add_number(r, build_hz);
+  cpucycles_persecond_add_text(r, ": ");
+  cpucycles_persecond_add_text(r, why);
+  return 0;
+}
+
+static long long cpucycles_persecond_choose(const char *etc_path, const char *env_value,
+                                            long long build_hz,
+                                            struct cpucycles_persecond_report *r)
+{
+  long long hz;
+  if (etc_path && cpucycles_persecond_from_file(etc_path, r, &hz)) {
+    r->source = etc_path;
+    return hz;
+  }
+  if (env_value && cpucycles_persecond_from_env(env_value, r, &hz)) {
+    r->source = "environment variable cpucyclespersecond";
+    return hz;
+  }
+  if (build_hz != 0 && cpucycles_persecond_from_build(build_hz, r)) {
+    r->source = "configure-time measurement (same host)";
+    return build_hz;
+  }
+  hz = cpucycles_persecond_from_os();
+  if (hz) {
+    r->source = "operating system";
+    return hz;
+  }
+  r->source = "default";
+  return CPUCYCLES_PERSECOND_DEFAULT;
 }
 
 long long cpucycles_persecond_resolve(const char *etc_path, const char *env_value,
                                       long long build_hz,
                                       struct cpucycles_persecond_report *r)
 {
-  char line[128];
-  const char *why;
-  long long hz;
-
+  int saved = errno;
   r->problems[0] = 0;
-  if (etc_path && read_file(etc_path, line, sizeof line)) {
-    if (cpucycles_parse_persecond(line, &hz, &why)) {
-      r->source = etc_path;
-      return r->hz = hz;
-    }
-    flatten(line);
-    note_problem(r, etc_path, line, why);
-  }
-  if (env_value) {
-    if (cpucycles_parse_persecond(env_value, &hz, &why)) {
-      r->source = "environment variable cpucyclespersecond";
-      return r->hz = hz;
-    }
-    snprintf(line, sizeof line, "%s", env_value);
-    flatten(line);
-    note_problem(r, "environment variable cpucyclespersecond", line, why);
-  }
-  if (build_hz > 0) {
-    r->source = "configure-time measurement (same host)";
-    return r->hz = build_hz;
-  }
-  hz = cpucycles_persecond_from_os();
-  if (hz) {
-    r->source = "operating system";
-    return r->hz = hz;
-  }
-  r->source = "default";
-  return r->hz = CPUCYCLES_PERSECOND_DEFAULT;
+  r->hz = cpucycles_persecond_choose(etc_path, env_value, build_hz, r);
+  errno = saved;
+  return r->hz;
 }

@@ -1,6 +1,7 @@
 /* persecond.h - the CPU frequency estimate behind cpucycles_persecond(). */
 #ifndef CPUCYCLES_PERSECOND_H
 #define CPUCYCLES_PERSECOND_H
+#include <stddef.h>
 
 /* Used when nothing else gives a frequency: in the range of real CPUs and
  * close to multiples of the common 24 MHz, 25 MHz and 19.2 MHz crystals. */
@@ -15,9 +16,27 @@
  * not a number, trailing junk, <= 0, not finite, out of range). */
 int cpucycles_parse_persecond(const char *text, long long *hz, const char **why);
 
+/* /etc/cpucyclespersecond is read whole, up to this size; a larger file is
+ * reported as too large and ignored. */
+#define CPUCYCLES_PERSECOND_FILE_MAX 4096
+
+/* The contents of a frequency file: len bytes at buf, with buf[len] == 0.
+ * As cpucycles_parse_persecond(), and a NUL byte anywhere is refused. */
+int cpucycles_parse_persecond_file(const char *buf, size_t len, long long *hz,
+                                   const char **why);
+
+/* cpufreq's cpuinfo_max_freq (kHz, "3500000\n"): len bytes at buf, with
+ * buf[len] == 0.  Returns the Hz, or 0 for anything else. */
+long long cpucycles_parse_cpufreq(const char *buf, size_t len);
+
+/* One line of /proc/cpuinfo: the Hz of a "cpu MHz : 2596.134" (x86),
+ * "clock : 3000.000000MHz" (ppc), "CPU MHz : 2500.00" (loongarch, some
+ * riscv) or "cpu MHz dynamic : 5200" (s390x) line, else 0. */
+long long cpucycles_parse_cpuinfo_mhz(const char *line);
+
 /* What the OS says: cpufreq's cpuinfo_max_freq, then /proc/cpuinfo
  * ("cpu MHz", "clock", "CPU MHz"), then sysctl hw.cpufrequency on BSD and
- * macOS.  Returns 0 when it says nothing usable. */
+ * macOS.  Returns 0 when it says nothing usable.  Leaves errno alone. */
 long long cpucycles_persecond_from_os(void);
 
 /* Where each candidate came from, and what went wrong with those skipped. */
@@ -30,7 +49,11 @@ struct cpucycles_persecond_report {
 /* The whole order: the file at etc_path, then env_value (the value of the
  * cpucyclespersecond variable, or NULL), then build_hz (the configure-time
  * figure, 0 when this host is not the build host), then the OS, then the
- * default.  Never fails. */
+ * default.  Never fails.  A file that does not exist is skipped silently;
+ * one that cannot be read, is not a regular file or does not parse whole,
+ * a bad variable and a build_hz out of range are skipped and reported.
+ * Async-signal-safe (open/read only, no stdio, no malloc); errno is left
+ * as the caller had it. */
 long long cpucycles_persecond_resolve(const char *etc_path, const char *env_value,
                                       long long build_hz,
                                       struct cpucycles_persecond_report *report);

@@ -38,8 +38,7 @@ static inline unsigned long long cpucycles_arm64_perfpmc_pmc(unsigned int index)
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
-#include <fcntl.h>
-#include <unistd.h>
+#include "readfile.h"
 
 /* One copy per program that sets counters up: the library, or a probe.
  * config1: bit 1 asks for user access, bit 0 for a 64-bit counter; the
@@ -57,15 +56,14 @@ static inline long long cpucycles_arm64_perfpmc_read(void)
   return cpucycles_perf_page_count(e->page, cpucycles_arm64_perfpmc_pmc);
 }
 
-/* 1 when /proc/sys/kernel/perf_user_access says 0, else 0 */
+/* 1 when /proc/sys/kernel/perf_user_access says 0, else 0.  Read with
+ * open/read (readfile.h): the library's first call runs this. */
 static inline int cpucycles_arm64_perfpmc_sysctl_off(void)
 {
-  char c = 0;
-  int fd = open("/proc/sys/kernel/perf_user_access", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  if (read(fd, &c, 1) != 1) c = 0;
-  close(fd);
-  return c == '0';
+  char buf[16];
+  const char *why;
+  return cpucycles_readfile("/proc/sys/kernel/perf_user_access", buf, sizeof buf, &why) > 0 &&
+         buf[0] == '0';
 }
 
 static inline int cpucycles_arm64_perfpmc_setup(struct cpucycles_setup *s)

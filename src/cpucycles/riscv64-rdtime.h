@@ -10,6 +10,7 @@
 #ifndef CPUCYCLES_RISCV64_RDTIME_H
 #define CPUCYCLES_RISCV64_RDTIME_H
 #include "tickrate.h"
+#include "readfile.h"
 #if defined(__riscv) && defined(__riscv_xlen) && __riscv_xlen == 64
 #define CPUCYCLES_HAVE_RISCV64_RDTIME 1
 
@@ -26,15 +27,13 @@ static inline long long cpucycles_riscv64_rdtime_read(void)
 /* /proc/device-tree/cpus/timebase-frequency, or 0 */
 static inline double cpucycles_riscv64_rdtime_devicetree(void)
 {
-  unsigned char b[9];
+  char b[10]; /* a 4- or 8-byte big-endian number, and readfile's NUL */
+  const char *why;
   unsigned long long hz = 0;
-  size_t got, i;
-  FILE *f = fopen("/proc/device-tree/cpus/timebase-frequency", "rb");
-  if (!f) return 0;
-  got = fread(b, 1, sizeof b, f);
-  fclose(f);
+  ssize_t got = cpucycles_readfile("/proc/device-tree/cpus/timebase-frequency", b, sizeof b, &why),
+          i;
   if (got != 4 && got != 8) return 0;
-  for (i = 0; i < got; i++) hz = (hz << 8) | b[i];
+  for (i = 0; i < got; i++) hz = (hz << 8) | (unsigned char)b[i];
   return (double)hz;
 }
 

@@ -10,42 +10,31 @@
 #ifndef CPUCYCLES_SECCOMP_H
 #define CPUCYCLES_SECCOMP_H
 #if defined(CPUCYCLES_COUNTER_SETUP) && defined(__linux__)
-#include <errno.h>
-#include <fcntl.h>
-#include <string.h>
-#include <unistd.h>
+#include "readfile.h"
 
 #define CPUCYCLES_SECCOMP_REASON "skipped: a seccomp filter is active (the system call could kill the process)"
 
-/* 1 when "Seccomp: 2" (filter mode) or 1 (strict mode), else 0. */
+/* For cpucycles_readfile_lines: the "Seccomp:" line, into *(int *)ctx. */
+static inline int cpucycles_seccomp_line(void *ctx, const char *line, size_t len)
+{
+  (void)len;
+  if (strncmp(line, "Seccomp:", 8) != 0) return 0;
+  line += 8;
+  while (*line == ' ' || *line == '\t') line++;
+  *(int *)ctx = *line == '1' || *line == '2';
+  return 1;
+}
+
+/* 1 when this thread is in seccomp filter (2) or strict (1) mode, else 0
+ * (also when /proc does not say). */
 static inline int cpucycles_seccomp_active(void)
 {
-  char buf[4096];
-  const char *line;
-  ssize_t got;
-  size_t used = 0;
-  int fd, saved_errno = errno;
-
-  fd = open("/proc/thread-self/status", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    errno = saved_errno;
-    return 0; /* no /proc: nothing says so */
-  }
-  while (used < sizeof buf - 1) {
-    got = read(fd, buf + used, sizeof buf - 1 - used);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    used += (size_t)got;
-  }
-  close(fd);
-  errno = saved_errno;
-  buf[used] = 0;
-  line = strstr(buf, "\nSeccomp:");
-  if (!line) return 0;
-  line += strlen("\nSeccomp:");
-  while (*line == ' ' || *line == '\t') line++;
-  return *line == '1' || *line == '2';
+  char buf[256];
+  int active = 0;
+  if (cpucycles_readfile_lines("/proc/thread-self/status", buf, sizeof buf, cpucycles_seccomp_line,
+                               &active) < 0)
+    cpucycles_readfile_lines("/proc/self/status", buf, sizeof buf, cpucycles_seccomp_line, &active);
+  return active;
 }
 #endif
 #endif

@@ -11,28 +11,51 @@
 #define CPUCYCLES_TICKRATE_H
 #include "counter.h"
 #if defined(CPUCYCLES_COUNTER_SETUP)
-#include <stdio.h>
+#include "readfile.h"
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #define CPUCYCLES_HAVE_TICKRATE 1
 
-/* The number after "key<spaces or tabs>:" in /proc/cpuinfo, or 0. */
+/* The rate a "key<spaces or tabs>: number" line of /proc/cpuinfo states,
+ * or 0 for another line or an implausible rate (below 1 kHz or above
+ * 100 GHz, where the scale to cycles would be absurd). */
+static inline double cpucycles_tickrate_cpuinfo_line(const char *line, const char *key)
+{
+  const char *text = cpucycles_cpuinfo_value(line, key);
+  double value;
+  int saved = errno;
+  if (!text) return 0;
+  value = strtod(text, 0);
+  errno = saved;
+  return value >= 1e3 && value <= 1e11 ? value : 0;
+}
+
+struct cpucycles_tickrate_search {
+  const char *key;
+  double value;
+};
+
+static inline int cpucycles_tickrate_found(void *ctx, const char *line, size_t len)
+{
+  struct cpucycles_tickrate_search *s = (struct cpucycles_tickrate_search *)ctx;
+  (void)len;
+  s->value = cpucycles_tickrate_cpuinfo_line(line, s->key);
+  return s->value > 0;
+}
+
+/* The number of the first "key : number" line of /proc/cpuinfo with a
+ * plausible rate, or 0.  Read with open/read (readfile.h), lines cut at
+ * 511 bytes: the lines sought are short. */
 static inline double cpucycles_tickrate_cpuinfo(const char *key)
 {
-  char line[256];
-  double value = 0;
-  size_t n = strlen(key);
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  if (!f) return 0;
-  while (value <= 0 && fgets(line, sizeof line, f)) {
-    const char *colon = strchr(line, ':');
-    if (!colon || strncmp(line, key, n) != 0) continue;
-    if (strspn(line + n, " \t") != (size_t)(colon - line) - n) continue;
-    value = strtod(colon + 1, 0);
-  }
-  fclose(f);
-  return value > 0 ? value : 0;
+  char buf[512];
+  struct cpucycles_tickrate_search s;
+  s.key = key;
+  s.value = 0;
+  cpucycles_readfile_lines("/proc/cpuinfo", buf, sizeof buf, cpucycles_tickrate_found, &s);
+  return s.value;
 }
 
 #if defined(CLOCK_MONOTONIC)
