@@ -181,12 +181,24 @@ static int fork_during_first_call(void)
   return ok ? 0 : 1;
 }
 
+/* fork() after the decision: the child goes on with the parent's counter. */
+static long long parent_count;
+static const char *parent_implementation;
+static int child_after_decision(void)
+{
+  return cpucycles() >= parent_count &&
+                 strcmp(cpucycles_implementation(), parent_implementation) == 0
+             ? 0
+             : 1;
+}
+
 int main(void)
 {
   int i, failures;
 
-  tap_plan(5);
+  tap_plan(7);
   tap_ok(in_child(keeps_errno), "the first call keeps errno");
+  tap_ok(in_child(fork_child_calls), "fork() before any first call: the child makes its own");
 
   for (i = failures = 0; i < 30 && failures < ENOUGH_FAILURES; i++)
     failures += !in_child(first_call_interrupting_malloc);
@@ -203,5 +215,11 @@ int main(void)
 
   for (i = failures = 0; i < 10; i++) failures += !in_child(fork_during_first_call);
   tap_ok(failures == 0, "fork() during another thread's first call: %d of 10 runs failed", failures);
+
+  parent_count = cpucycles();
+  parent_implementation = cpucycles_implementation();
+  tap_ok(in_child(child_after_decision),
+         "fork() after the decision: the child counts on with %s, never below the parent",
+         parent_implementation);
   return tap_done();
 }

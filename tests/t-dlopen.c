@@ -1,0 +1,136 @@
+/* t-dlopen - a plugin host loads and unloads the shared library 1000
+ * times; each time it makes the first call and a full run-time selection
+ * (which sets every counter up, perf events included: under
+ * tests/perfshim on a machine without a PMU).  Unloading must give
+ * everything back: no descriptor or mapping of a perf event, no growth in
+ * descriptors or resident memory, and no thread-exit handler left pointing
+ * into the unloaded code (a thread that read a perf counter exits after
+ * the unload). */
+#include "perf-util.h"
+#include "select.h"
+#include "tap.h"
+#include <dlfcn.h>
+#include <pthread.h>
+
+#define CYCLES 1000
+#define WARM_UP 100
+
+/* Open descriptors of this process. */
+static int open_fds(void)
+{
+  DIR *d = opendir("/proc/self/fd");
+  struct dirent *e;
+  int n = 0;
+  if (!d) return -1;
+  while ((e = readdir(d)) != 0) n += e->d_name[0] != '.';
+  closedir(d);
+  return n - 1; /* the directory's own descriptor */
+}
+
+/* Resident memory in KiB. */
+static long rss_kib(void)
+{
+  FILE *f = fopen("/proc/self/statm", "r");
+  long size = 0, resident = 0;
+  if (!f) return -1;
+  if (fscanf(f, "%ld %ld", &size, &resident) != 2) resident = -1;
+  fclose(f);
+  return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+struct library {
+  long long (*count)(void);
+  int (*select)(const struct cpucycles_counter *, int, long long, struct cpucycles_result *);
+  const struct cpucycles_counter *table;
+  const int *table_size;
+};
+
+static struct cpucycles_result results[64];
+
+/* A thread that reads every counter (opening its own perf events) and
+ * exits only after the library is unloaded. */
+static volatile int unloaded, read_done;
+static void *read_in_thread(void *arg)
+{
+  struct library *l = arg;
+  int i;
+  for (i = 0; i < *l->table_size; i++)
+    if (results[i].available) l->table[i].read();
+  __atomic_store_n(&read_done, 1, __ATOMIC_RELEASE);
+  while (!__atomic_load_n(&unloaded, __ATOMIC_ACQUIRE)) sched_yield();
+  return 0;
+}
+
+/* One load, first call, selection, read in a thread kept alive past the
+ * unload, unload.  Returns 0 or -1 with the reason in *why. */
+static int cycle(const char *path, const char **why, pthread_t *late_thread)
+{
+  struct library l;
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    *why = dlerror();
+    return -1;
+  }
+  *(void **)&l.count = dlsym(h, "cpucycles_function");
+  *(void **)&l.select = dlsym(h, "cpucycles_select");
+  l.table = (const struct cpucycles_counter *)dlsym(h, "cpucycles_table");
+  l.table_size = (const int *)dlsym(h, "cpucycles_table_size");
+  if (!l.count) {
+    *why = "no cpucycles_function in the library";
+    dlclose(h);
+    return -1;
+  }
+  l.count();
+  if (!l.select || !l.table || !l.table_size || *l.table_size > 64) {
+    *why = "the library's internals are not visible";
+    dlclose(h);
+    return -1;
+  }
+  l.select(l.table, *l.table_size, 2600000000LL, results);
+  unloaded = read_done = 0;
+  if (late_thread && pthread_create(late_thread, 0, read_in_thread, &l) != 0) late_thread = 0;
+  while (late_thread && !__atomic_load_n(&read_done, __ATOMIC_ACQUIRE)) sched_yield();
+  dlclose(h);
+  if (late_thread) {
+    __atomic_store_n(&unloaded, 1, __ATOMIC_RELEASE);
+    pthread_join(*late_thread, 0);
+  }
+  return 0;
+}
+
+int main(int argc, char **argv)
+{
+  char path[4096];
+  const char *top = getenv("top_builddir"), *why = 0;
+  int i, fds0, fds1, failed = 0;
+  long rss0, rss1;
+
+  (void)argc;
+  perf_util_preload_shim(argv);
+  tap_plan(3);
+  snprintf(path, sizeof path, "%s/.libs/libcpucycles.so", top ? top : ".");
+  if (access(path, R_OK) != 0 || cycle(path, &why, 0) != 0) {
+    const char *reason = why ? why : "no shared library in this build";
+    tap_skip("dlopen/dlclose gives back every descriptor", reason);
+    tap_skip("dlopen/dlclose: resident memory does not grow", reason);
+    tap_skip("dlopen/dlclose: no perf event is left", reason);
+    return tap_done();
+  }
+  tap_diag("perf events are %s", getenv("LD_PRELOAD") ? "task-clock events (tests/perfshim)" : "real, or none");
+  for (i = 1; i < WARM_UP; i++) failed |= cycle(path, &why, 0);
+  fds0 = open_fds();
+  rss0 = rss_kib();
+  for (i = WARM_UP; i < CYCLES; i++) {
+    pthread_t t;
+    failed |= cycle(path, &why, i % 10 == 0 ? &t : 0);
+  }
+  fds1 = open_fds();
+  rss1 = rss_kib();
+  tap_ok(!failed && fds1 == fds0, "%d loads and unloads: %d descriptors open, then %d", CYCLES, fds0,
+         fds1);
+  tap_ok(rss1 - rss0 < 512, "resident memory over the last %d cycles: %ld KiB, then %ld KiB",
+         CYCLES - WARM_UP, rss0, rss1);
+  tap_ok(perf_fds() == 0 && perf_maps() == 0, "no perf event descriptor or mapping is left (%d, %d)",
+         perf_fds(), perf_maps());
+  return tap_done();
+}
