@@ -1,6 +1,6 @@
 /* decide.c - see decide.h. */
 #include "decide.h"
-#include <stdio.h>
+#include "text.h"
 #include <string.h>
 
 /* The recheck on first use may find a precision this much worse than the
@@ -27,19 +27,30 @@ static const char *verify_fixed(const struct cpucycles_counter *table, int n,
   c = &table[plan->fixed];
   if (!d->host_matches) return "this host differs from the build host";
   if (!cpucycles_measure(c, d->persecond, 0, r)) {
-    snprintf(d->why, sizeof d->why, "%s failed its check here: %s", c->name, r->reason);
+    cpucycles_text_add_str(d->why, sizeof d->why, c->name);
+    cpucycles_text_add_str(d->why, sizeof d->why, " failed its check here: ");
+    cpucycles_text_add_str(d->why, sizeof d->why, r->reason);
     return d->why;
   }
   if (r->scale > plan->fixed_scale * (1 + SCALE_SLACK) ||
       r->scale < plan->fixed_scale * (1 - SCALE_SLACK)) {
-    snprintf(d->why, sizeof d->why,
-             "%s: cycles per tick is %g here (persecond %lld), %g at build time", c->name,
-             r->scale, d->persecond, plan->fixed_scale);
+    cpucycles_text_add_str(d->why, sizeof d->why, c->name);
+    cpucycles_text_add_str(d->why, sizeof d->why, ": cycles per tick is ");
+    cpucycles_text_add_decimal(d->why, sizeof d->why, r->scale);
+    cpucycles_text_add_str(d->why, sizeof d->why, " here (persecond ");
+    cpucycles_text_add_number(d->why, sizeof d->why, d->persecond);
+    cpucycles_text_add_str(d->why, sizeof d->why, "), ");
+    cpucycles_text_add_decimal(d->why, sizeof d->why, plan->fixed_scale);
+    cpucycles_text_add_str(d->why, sizeof d->why, " at build time");
     return d->why;
   }
   if (plan->fixed_precision > 0 && r->precision > PRECISION_SLACK * plan->fixed_precision) {
-    snprintf(d->why, sizeof d->why, "%s: precision %lld here, %lld at build time", c->name,
-             r->precision, plan->fixed_precision);
+    cpucycles_text_add_str(d->why, sizeof d->why, c->name);
+    cpucycles_text_add_str(d->why, sizeof d->why, ": precision ");
+    cpucycles_text_add_number(d->why, sizeof d->why, r->precision);
+    cpucycles_text_add_str(d->why, sizeof d->why, " here, ");
+    cpucycles_text_add_number(d->why, sizeof d->why, plan->fixed_precision);
+    cpucycles_text_add_str(d->why, sizeof d->why, " at build time");
     return d->why;
   }
   return 0;
@@ -69,12 +80,17 @@ void cpucycles_decide(const struct cpucycles_counter *table, int n,
      * the last cycle, and with tick counts near 2^62 (s390x) a difference
      * in the ninth digit would be a jump of a billion cycles. */
     d->scale = plan->fixed_scale;
-    snprintf(d->why, sizeof d->why, "inline %s verified on this host", table[d->index].name);
+    cpucycles_text_add_str(d->why, sizeof d->why, "inline ");
+    cpucycles_text_add_str(d->why, sizeof d->why, table[d->index].name);
+    cpucycles_text_add_str(d->why, sizeof d->why, " verified on this host");
     return;
   }
-  snprintf(reason, sizeof reason, "%.*s", (int)sizeof reason - 1, refused);
+  reason[0] = 0;
+  cpucycles_text_add_str(reason, sizeof reason, refused);
   d->reselected = 1;
   d->index = cpucycles_select(table, n, d->persecond, d->results);
   d->scale = d->results[d->index].available ? d->results[d->index].scale : 1;
-  snprintf(d->why, sizeof d->why, "chosen at run time: %s", reason);
+  d->why[0] = 0;
+  cpucycles_text_add_str(d->why, sizeof d->why, "chosen at run time: ");
+  cpucycles_text_add_str(d->why, sizeof d->why, reason);
 }

@@ -1,10 +1,10 @@
 /* fingerprint.c - see fingerprint.h. */
 #include "fingerprint.h"
+#include "text.h"
 #ifndef CPUCYCLES_COUNTER_SETUP
 #define CPUCYCLES_COUNTER_SETUP 1 /* for readfile.h */
 #endif
 #include "cpucycles/readfile.h"
-#include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
 
@@ -44,8 +44,25 @@ static void x86_fingerprint(char *buf, size_t len)
     __cpuid(0x80000007, a, b, c, d);
     invariant = (d >> 8) & 1;
   }
-  snprintf(buf, len, "x86 %s family %u model %u stepping %u tsc=%u rdtscp=%u invariant_tsc=%u pmu=%u",
-           vendor, family, model, stepping, tsc, rdtscp, invariant, pmu_version);
+  /* "x86 VENDOR family F model M stepping S tsc=T rdtscp=R invariant_tsc=I
+   * pmu=P", without stdio (text.h): the first call may be in a handler */
+  buf[0] = 0;
+  cpucycles_text_add_str(buf, len, "x86 ");
+  cpucycles_text_add_str(buf, len, vendor);
+  cpucycles_text_add_str(buf, len, " family ");
+  cpucycles_text_add_number(buf, len, family);
+  cpucycles_text_add_str(buf, len, " model ");
+  cpucycles_text_add_number(buf, len, model);
+  cpucycles_text_add_str(buf, len, " stepping ");
+  cpucycles_text_add_number(buf, len, stepping);
+  cpucycles_text_add_str(buf, len, " tsc=");
+  cpucycles_text_add_number(buf, len, tsc);
+  cpucycles_text_add_str(buf, len, " rdtscp=");
+  cpucycles_text_add_number(buf, len, rdtscp);
+  cpucycles_text_add_str(buf, len, " invariant_tsc=");
+  cpucycles_text_add_number(buf, len, invariant);
+  cpucycles_text_add_str(buf, len, " pmu=");
+  cpucycles_text_add_number(buf, len, pmu_version);
 }
 #endif
 
@@ -105,7 +122,9 @@ void cpucycles_fingerprint(char *buf, size_t len)
   struct utsname u;
   char identity[96];
   cpucycles_fingerprint_cpuinfo(identity, sizeof identity);
-  if (uname(&u) != 0) snprintf(u.machine, sizeof u.machine, "unknown");
-  snprintf(buf, len, "%s %s", u.machine, identity[0] ? identity : "(no cpuinfo)");
+  buf[0] = 0;
+  cpucycles_text_add_str(buf, len, uname(&u) == 0 ? u.machine : "unknown");
+  cpucycles_text_add_str(buf, len, " ");
+  cpucycles_text_add_str(buf, len, identity[0] ? identity : "(no cpuinfo)");
 #endif
 }

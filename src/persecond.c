@@ -6,6 +6,7 @@
  * left as the caller had it.  strtod() is the one libc parser used: it
  * takes no lock and allocates nothing for inputs this short. */
 #include "persecond.h"
+#include "text.h"
 #ifndef CPUCYCLES_COUNTER_SETUP
 #define CPUCYCLES_COUNTER_SETUP 1 /* for readfile.h */
 #endif
@@ -157,35 +158,11 @@ long long cpucycles_persecond_from_os(void)
   return hz;
 }
 
-/* The report: appended to without stdio, cut at its size; control
- * characters as '?', so that it stays one line. */
-static void cpucycles_persecond_add(struct cpucycles_persecond_report *r, const char *s,
-                                    size_t len)
-{
-  size_t used = strlen(r->problems);
-  unsigned char c;
-  for (; len > 0 && used < sizeof r->problems - 1; len--) {
-    c = (unsigned char)*s++;
-    r->problems[used++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-  }
-  r->problems[used] = 0;
-}
-
-static void cpucycles_persecond_add_text(struct cpucycles_persecond_report *r, const char *s)
-{
-  cpucycles_persecond_add(r, s, strlen(s));
-}
-
-static void cpucycles_persecond_add_number(struct cpucycles_persecond_report *r, long long n)
-{
-  char digits[24];
-  size_t i = sizeof digits;
-  unsigned long long u = n < 0 ? 0 - (unsigned long long)n : (unsigned long long)n;
-  do digits[--i] = (char)('0' + u % 10);
-  while (u /= 10);
-  if (n < 0) digits[--i] = '-';
-  cpucycles_persecond_add(r, digits + i, sizeof digits - i);
-}
+/* The report, appended to without stdio (text.h). */
+#define cpucycles_persecond_add(r, s, len) cpucycles_text_add((r)->problems, sizeof (r)->problems, s, len)
+#define cpucycles_persecond_add_text(r, s) cpucycles_text_add_str((r)->problems, sizeof (r)->problems, s)
+#define cpucycles_persecond_add_number(r, n) \
+  cpucycles_text_add_number((r)->problems, sizeof (r)->problems, n)
 
 /* "what 'value': why", after a "; " when there is a problem already;
  * value (len bytes, of which 40 are shown) may be 0. */
