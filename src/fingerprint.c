@@ -46,23 +46,19 @@ static void x86_fingerprint(char *buf, size_t len)
   }
   /* "x86 VENDOR family F model M stepping S tsc=T rdtscp=R invariant_tsc=I
    * pmu=P", without stdio (text.h): the first call may be in a handler */
-  buf[0] = 0;
-  cpucycles_text_add_str(buf, len, "x86 ");
-  cpucycles_text_add_str(buf, len, vendor);
-  cpucycles_text_add_str(buf, len, " family ");
-  cpucycles_text_add_number(buf, len, family);
-  cpucycles_text_add_str(buf, len, " model ");
-  cpucycles_text_add_number(buf, len, model);
-  cpucycles_text_add_str(buf, len, " stepping ");
-  cpucycles_text_add_number(buf, len, stepping);
-  cpucycles_text_add_str(buf, len, " tsc=");
-  cpucycles_text_add_number(buf, len, tsc);
-  cpucycles_text_add_str(buf, len, " rdtscp=");
-  cpucycles_text_add_number(buf, len, rdtscp);
-  cpucycles_text_add_str(buf, len, " invariant_tsc=");
-  cpucycles_text_add_number(buf, len, invariant);
-  cpucycles_text_add_str(buf, len, " pmu=");
-  cpucycles_text_add_number(buf, len, pmu_version);
+  {
+    static const char *const names[] = {" family ", " model ", " stepping ", " tsc=",
+                                        " rdtscp=", " invariant_tsc=", " pmu="};
+    const unsigned int values[] = {family, model, stepping, tsc, rdtscp, invariant, pmu_version};
+    size_t i;
+    buf[0] = 0;
+    cpucycles_text_add_str(buf, len, "x86 ");
+    cpucycles_text_add_str(buf, len, vendor);
+    for (i = 0; i < sizeof values / sizeof values[0]; i++) {
+      cpucycles_text_add_str(buf, len, names[i]);
+      cpucycles_text_add_number(buf, len, values[i]);
+    }
+  }
 }
 #endif
 
