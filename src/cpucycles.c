@@ -17,6 +17,7 @@
  * keeps errno. */
 #include "cpucycles.h"
 #include "decide.h"
+#include "guard.h"
 #include "table.h"
 #include <errno.h>
 #include <pthread.h>
@@ -93,6 +94,21 @@ static void ensure_decided(void)
   while (__atomic_load_n(&decision_state, __ATOMIC_ACQUIRE) != DECIDED) sched_yield();
 }
 
+/* Around fork(): the guard and the counters' registry are quiet while the
+ * child is made (a lock held by another thread would stay held in the
+ * child for good). */
+static void before_fork(void)
+{
+  cpucycles_guard_fork_prepare();
+  cpucycles_table_fork_prepare();
+}
+
+static void after_fork_in_parent(void)
+{
+  cpucycles_table_fork_parent();
+  cpucycles_guard_fork_done();
+}
+
 /* In the child of a fork(), only the forking thread exists: a decision
  * another thread had under way will never finish there, so the child
  * starts it again; and the counters' per-thread resources belonged to the
@@ -102,11 +118,12 @@ static void after_fork_in_child(void)
   int state = __atomic_load_n(&decision_state, __ATOMIC_ACQUIRE);
   if (state == DECIDING) __atomic_store_n(&decision_state, UNDECIDED, __ATOMIC_RELEASE);
   cpucycles_table_after_fork(state == DECIDED ? decision.index : -1, decision.persecond);
+  cpucycles_guard_fork_done();
 }
 
 __attribute__((constructor)) static void register_fork_handler(void)
 {
-  pthread_atfork(0, 0, after_fork_in_child);
+  pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 }
 
 /* dlclose() or exit: the chosen counter's descriptors and mappings go.  At

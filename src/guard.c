@@ -136,6 +136,16 @@ int cpucycles_guarded_call(void (*fn)(void *), void *arg)
   return signo;
 }
 
+void cpucycles_guard_fork_prepare(void)
+{
+  pthread_mutex_lock(&guard_lock);
+}
+
+void cpucycles_guard_fork_done(void)
+{
+  pthread_mutex_unlock(&guard_lock);
+}
+
 const char *cpucycles_fault_reason(int signo)
 {
   switch (signo) {

@@ -12,6 +12,12 @@
  * kill(), goes to the program's own action as if no guard were there. */
 int cpucycles_guarded_call(void (*fn)(void *), void *arg);
 
+/* For pthread_atfork: prepare waits until no guarded call is under way
+ * (in a child, a guard another thread held would stay held for good, and
+ * its handlers installed); done, in parent and child, lets guards run. */
+void cpucycles_guard_fork_prepare(void);
+void cpucycles_guard_fork_done(void);
+
 /* "faulted with SIGILL (...)" and so on, for messages. */
 const char *cpucycles_fault_reason(int signo);
 

@@ -132,6 +132,20 @@ void cpucycles_table_release_others(int keep, int zero_page)
     if (i != keep && cpucycles_table[i].release) cpucycles_table[i].release(zero_page);
 }
 
+void cpucycles_table_fork_prepare(void)
+{
+#if defined(CPUCYCLES_HAVE_LINUX_PERF)
+  cpucycles_perf_fork_prepare();
+#endif
+}
+
+void cpucycles_table_fork_parent(void)
+{
+#if defined(CPUCYCLES_HAVE_LINUX_PERF)
+  cpucycles_perf_fork_parent();
+#endif
+}
+
 void cpucycles_table_after_fork(int chosen, long long persecond)
 {
   struct cpucycles_setup s;

@@ -16,7 +16,12 @@ int cpucycles_table_find(const char *name);
  * becomes a page of zeros instead of going away. */
 void cpucycles_table_release_others(int keep, int zero_page);
 
-/* In the child of a fork(): forgets the parent's perf events and sets the
+/* For pthread_atfork, around fork(): no change to the counters' shared
+ * state is under way while the child is made. */
+void cpucycles_table_fork_prepare(void);
+void cpucycles_table_fork_parent(void);
+
+/* In the child of a fork() (after cpucycles_table_fork_prepare): forgets the parent's perf events and sets the
  * chosen counter (or none, -1) up again for the child. */
 void cpucycles_table_after_fork(int chosen, long long persecond);
 

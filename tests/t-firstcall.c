@@ -36,10 +36,14 @@ static int in_child(int (*fn)(void))
   pid_t pid;
   fflush(stdout);
   pid = fork();
-  if (pid == 0) _exit(fn());
+  if (pid == 0) {
+    setpgid(0, 0); /* its own children go with it if it hangs */
+    _exit(fn());
+  }
   if (pid < 0) return 0;
   for (waited = 0; waitpid(pid, &status, WNOHANG) == 0; waited++) {
     if (waited == HANG_SECONDS * 100) {
+      kill(-pid, SIGKILL);
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
       return 0;

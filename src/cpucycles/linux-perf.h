@@ -299,9 +299,14 @@ static inline void cpucycles_perf_release(struct cpucycles_perf_config *config, 
   }
 }
 
-/* In the child of a fork(): the perf mappings were not inherited, and the
- * inherited descriptors count the parent's threads.  Closes those and
- * forgets every event; per-thread ones reopen on the next read. */
+/* For pthread_atfork: no registry change is under way at the fork. */
+static inline void cpucycles_perf_fork_prepare(void) { pthread_mutex_lock(&cpucycles_perf_lock); }
+static inline void cpucycles_perf_fork_parent(void) { pthread_mutex_unlock(&cpucycles_perf_lock); }
+
+/* In the child of a fork() (after prepare): the perf mappings were not
+ * inherited, and the inherited descriptors count the parent's threads.
+ * Closes those and forgets every event; per-thread ones reopen on the
+ * next read. */
 static inline void cpucycles_perf_forget_after_fork(void)
 {
   struct cpucycles_perf_event *e, *next;
@@ -314,7 +319,7 @@ static inline void cpucycles_perf_forget_after_fork(void)
     e->next = 0;
   }
   cpucycles_perf_events = 0;
-  pthread_mutex_init(&cpucycles_perf_lock, 0);
+  pthread_mutex_unlock(&cpucycles_perf_lock);
 }
 
 /* The count of a thread without an event: CLOCK_MONOTONIC in cycles. */
