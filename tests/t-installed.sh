@@ -1,6 +1,7 @@
 #!/bin/sh
 # t-installed - install into a scratch DESTDIR and use it as a user would:
 # pkg-config flags, strict C99/C11/C++ builds of tests/api-user.c, a run,
+# a program written for libcpucycles' interface (tests/upstream-user.c),
 # and the chosen counter's instruction inline in the user's code.
 # Needs: top_srcdir, top_builddir (from AM_TESTS_ENVIRONMENT), MAKE, CC, CXX;
 # the build's CFLAGS and LDFLAGS are added to the link (a sanitizer build).
@@ -11,7 +12,7 @@ notok() { n=$((n + 1)); echo "not ok $n - $*"; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 check() { what=$1; shift; if "$@" >>"$log" 2>&1; then ok "$what"; else notok "$what"; sed 's/^/# /' "$log"; fi; : >"$log"; }
 
-echo "1..8"
+echo "1..10"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-installed.XXXXXX") || exit 1
 trap 'rm -rf "$scratch"' EXIT
 log=$scratch/log
@@ -55,6 +56,19 @@ if [ -x "$scratch/user99" ] && LD_LIBRARY_PATH=$lib ${CPUCYCLES_RUNNER:-} "$scra
   ok "the program runs against the installed library: $(head -n 1 "$log")"
 else
   notok "the program runs against the installed library"; sed 's/^/# /' "$log"
+fi
+: >"$log"
+
+# libcpucycles' binary interface: a program that declares it itself.
+check "a program written for libcpucycles' interface (no header of ours) links with -lcpucycles" \
+  ${CC:-cc} ${CFLAGS:-} "$top_srcdir/tests/upstream-user.c" -o "$scratch/upstream" \
+  ${LDFLAGS:-} -L"$lib" -lcpucycles
+if [ -x "$scratch/upstream" ] && LD_LIBRARY_PATH=$lib ${CPUCYCLES_RUNNER:-} "$scratch/upstream" >"$log" 2>&1 &&
+   grep -q '^upstream-ok' "$log" && grep -q '^cpucycles tracesetup 0 ' "$log"; then
+  ok "it runs, with tracesetup lines: $(grep -c '^cpucycles tracesetup' "$log") counters, $(grep '^cpucycles implementation' "$log")"
+  sed 's/^/# /' "$log"
+else
+  notok "it runs, with cpucycles_tracesetup() lines"; sed 's/^/# /' "$log"
 fi
 : >"$log"
 
