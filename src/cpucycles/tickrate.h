@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#define CPUCYCLES_HAVE_TICKRATE 1
 
 /* The rate a "key<spaces or tabs>: number" line of /proc/cpuinfo states,
  * or 0 for another line or an implausible rate (below 1 kHz or above
