@@ -1,14 +1,14 @@
 /* t-dlopen - a plugin host loads and unloads the shared library 1000
- * times; each time it makes the first call and a full run-time selection
- * (which sets every counter up, perf events included: under
- * tests/perfshim on a machine without a PMU).  Unloading must give
+ * times; each time it makes the first call and calls
+ * cpucycles_tracesetup(), which measures every counter (setting each up,
+ * perf events included: under tests/perfshim on a machine without a PMU).  Unloading must give
  * everything back: no descriptor or mapping of a perf event, no growth in
  * descriptors or resident memory, and no thread-exit handler left pointing
  * into the unloaded code (a thread that read a perf counter exits after
  * the unload). */
 #include "perf-util.h"
-#include "select.h"
 #include "tap.h"
+#include <fcntl.h>
 #include <dlfcn.h>
 #include <pthread.h>
 
@@ -40,53 +40,48 @@ static long rss_kib(void)
 
 struct library {
   long long (*count)(void);
-  int (*select)(const struct cpucycles_counter *, int, long long, struct cpucycles_result *);
-  const struct cpucycles_counter *table;
-  const int *table_size;
+  void (*tracesetup)(void);
 };
 
-static struct cpucycles_result results[64];
-
-/* A thread that reads every counter (opening its own perf events) and
- * exits only after the library is unloaded. */
+/* A thread that reads the count and exits only after the library is
+ * unloaded. */
 static volatile int unloaded, read_done;
 static void *read_in_thread(void *arg)
 {
   struct library *l = arg;
-  int i;
-  for (i = 0; i < *l->table_size; i++)
-    if (results[i].available) l->table[i].read();
+  l->count();
   __atomic_store_n(&read_done, 1, __ATOMIC_RELEASE);
   while (!__atomic_load_n(&unloaded, __ATOMIC_ACQUIRE)) sched_yield();
   return 0;
 }
 
-/* One load, first call, selection, read in a thread kept alive past the
- * unload, unload.  Returns 0 or -1 with the reason in *why. */
+/* One load, first call, tracesetup (its lines to /dev/null), a read in a
+ * thread that outlives the unload, unload.  0, or -1 with *why. */
 static int cycle(const char *path, const char **why, pthread_t *late_thread)
 {
   struct library l;
+  int out, null;
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     *why = dlerror();
     return -1;
   }
   *(void **)&l.count = dlsym(h, "cpucycles_function");
-  *(void **)&l.select = dlsym(h, "cpucycles_select");
-  l.table = (const struct cpucycles_counter *)dlsym(h, "cpucycles_table");
-  l.table_size = (const int *)dlsym(h, "cpucycles_table_size");
-  if (!l.count) {
-    *why = "no cpucycles_function in the library";
+  *(void **)&l.tracesetup = dlsym(h, "cpucycles_tracesetup");
+  if (!l.count || !l.tracesetup) {
+    *why = "the library does not export cpucycles_function and cpucycles_tracesetup";
     dlclose(h);
     return -1;
   }
   l.count();
-  if (!l.select || !l.table || !l.table_size || *l.table_size > 64) {
-    *why = "the library's internals are not visible";
-    dlclose(h);
-    return -1;
-  }
-  l.select(l.table, *l.table_size, 2600000000LL, results);
+  fflush(stdout);
+  out = dup(1);
+  null = open("/dev/null", O_WRONLY);
+  dup2(null, 1);
+  l.tracesetup();
+  dup2(out, 1);
+  close(out);
+  close(null);
   unloaded = read_done = 0;
   if (late_thread && pthread_create(late_thread, 0, read_in_thread, &l) != 0) late_thread = 0;
   while (late_thread && !__atomic_load_n(&read_done, __ATOMIC_ACQUIRE)) sched_yield();

@@ -12,7 +12,7 @@ notok() { n=$((n + 1)); echo "not ok $n - $*"; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 check() { what=$1; shift; if "$@" >>"$log" 2>&1; then ok "$what"; else notok "$what"; sed 's/^/# /' "$log"; fi; : >"$log"; }
 
-echo "1..10"
+echo "1..11"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-installed.XXXXXX") || exit 1
 trap 'rm -rf "$scratch"' EXIT
 log=$scratch/log
@@ -71,6 +71,24 @@ else
   notok "it runs, with cpucycles_tracesetup() lines"; sed 's/^/# /' "$log"
 fi
 : >"$log"
+
+# What the shared library exports: the API, libcpucycles' interface and the
+# inline read's two variables, nothing else.
+api="cpucycles cpucycles_abi_inline_id cpucycles_abi_inline_scale_q32 cpucycles_function cpucycles_implementation cpucycles_persecond cpucycles_slow cpucycles_tracesetup cpucycles_version"
+so=$(ls "$lib"/libcpucycles.so.* 2>/dev/null | head -n 1)
+NM=${NM:-nm}
+if [ -z "$so" ]; then
+  skip "the shared library exports exactly the API" "no shared library in this build"
+elif ! command -v "${NM%% *}" >/dev/null 2>&1; then
+  skip "the shared library exports exactly the API" "no ${NM%% *}"
+else
+  exported=$($NM -D --defined-only "$so" | awk '$2 ~ /^[A-Z]$/ { print $3 }' | sort | tr '\n' ' ' | sed 's/ $//')
+  if [ "$exported" = "$api" ]; then
+    ok "the shared library exports exactly: $exported"
+  else
+    notok "the shared library exports exactly the API"; echo "# expected: $api"; echo "# exported: $exported"
+  fi
+fi
 
 # Which instruction the chosen counter's read is.
 chosen=$(sed -n 's/^#define CPUCYCLES_CHOSEN "\(.*\)"/\1/p' "$inc/cpucycles-config.h")
