@@ -30,6 +30,7 @@ unsigned long long cpucycles_abi_inline_scale_q32;
 
 enum { UNDECIDED, DECIDING, DECIDED };
 static int decision_state = UNDECIDED;
+static int persecond_state = UNDECIDED;
 static struct cpucycles_decision decision;
 static long long (*dispatch_read)(void);
 static unsigned long long dispatch_scale_q32;
@@ -66,28 +67,21 @@ static void decide_now(void)
 
 /* The thread that makes the decision has its asynchronous signals blocked
  * from before it claims it until it is made, so no handler can run on top
- * of it and wait for it.  The faults stay deliverable (the guard catches a
- * probe's; a real one must not be held back), and so do SIGSYS (a seccomp
- * trap) and SIGTRAP (a debugger). */
+ * of it and wait for it (guard.h: the synchronous ones stay deliverable). */
 static void ensure_decided(void)
 {
-  static const int synchronous[] = {SIGILL, SIGSEGV, SIGBUS, SIGFPE, SIGSYS, SIGTRAP};
-  sigset_t blocked, saved;
+  sigset_t saved;
   int expected = UNDECIDED, saved_errno;
-  size_t i;
 
   if (__atomic_load_n(&decision_state, __ATOMIC_ACQUIRE) == DECIDED) return;
   saved_errno = errno;
-  sigfillset(&blocked);
-  for (i = 0; i < sizeof synchronous / sizeof synchronous[0]; i++)
-    sigdelset(&blocked, synchronous[i]);
-  pthread_sigmask(SIG_BLOCK, &blocked, &saved);
+  cpucycles_block_async_signals(&saved);
   if (__atomic_compare_exchange_n(&decision_state, &expected, DECIDING, 0, __ATOMIC_ACQ_REL,
                                   __ATOMIC_ACQUIRE)) {
     decide_now();
     __atomic_store_n(&decision_state, DECIDED, __ATOMIC_RELEASE);
   }
-  pthread_sigmask(SIG_SETMASK, &saved, 0);
+  cpucycles_restore_signals(&saved);
   errno = saved_errno;
   /* Another thread is deciding: wait with this thread's signals as they
    * were (a handler here does no harm: it waits for the other thread too). */
@@ -117,6 +111,8 @@ static void after_fork_in_child(void)
 {
   int state = __atomic_load_n(&decision_state, __ATOMIC_ACQUIRE);
   if (state == DECIDING) __atomic_store_n(&decision_state, UNDECIDED, __ATOMIC_RELEASE);
+  if (__atomic_load_n(&persecond_state, __ATOMIC_ACQUIRE) == DECIDING)
+    __atomic_store_n(&persecond_state, UNDECIDED, __ATOMIC_RELEASE);
   cpucycles_table_after_fork(state == DECIDED ? decision.index : -1, decision.persecond);
   cpucycles_guard_fork_done();
 }
@@ -134,9 +130,31 @@ __attribute__((destructor)) static void release_counters(void)
     cpucycles_table_release_others(-1, 1);
 }
 
+/* The frequency, on first need (the verified path of a bare TSC or cycle
+ * register leaves it out of the first call): the same lock-free once, its
+ * files read with open/read. */
+static void ensure_persecond(void)
+{
+  struct cpucycles_plan plan;
+  int expected = UNDECIDED;
+  ensure_decided();
+  if (__atomic_load_n(&persecond_state, __ATOMIC_ACQUIRE) == DECIDED) return;
+  if (__atomic_compare_exchange_n(&persecond_state, &expected, DECIDING, 0, __ATOMIC_ACQ_REL,
+                                  __ATOMIC_ACQUIRE)) {
+    int saved_errno = errno;
+    cpucycles_build_plan(&plan);
+    cpucycles_decide_persecond(&plan, "/etc/cpucyclespersecond", getenv("cpucyclespersecond"),
+                               &decision);
+    errno = saved_errno;
+    __atomic_store_n(&persecond_state, DECIDED, __ATOMIC_RELEASE);
+    return;
+  }
+  while (__atomic_load_n(&persecond_state, __ATOMIC_ACQUIRE) != DECIDED) sched_yield();
+}
+
 const struct cpucycles_decision *cpucycles_decision(void)
 {
-  ensure_decided();
+  ensure_persecond();
   return &decision;
 }
 

@@ -1,6 +1,7 @@
 /* decide.c - see decide.h. */
 #include "decide.h"
 #include "text.h"
+#include <stddef.h>
 #include <string.h>
 
 /* The recheck on first use may find a precision this much worse than the
@@ -15,6 +16,32 @@
  * frequency or counter rate moves it by far more. */
 #define SCALE_SLACK 0.005
 
+/* Reads of the first call's recheck.  libcpucycles takes 1000 to measure a
+ * counter it knows nothing of; configure did that here, and the recheck
+ * only has to see the counter work, increase, never decrease and keep its
+ * smallest step: 100 reads show the same smallest step as 1000 on every
+ * counter tried, at a tenth of the cost (a few microseconds). */
+#define RECHECK_READS 100
+
+/* 1 when deciding about this counter needs the CPU frequency: a scaled
+ * counter or an OS clock (its scale), or a counter with state (the perf
+ * counters' per-thread fallback).  A bare TSC or cycle register does not:
+ * its frequency is resolved later, on the first cpucycles_persecond(). */
+static int needs_persecond(const struct cpucycles_counter *c)
+{
+  return c->release || (c->kind != CPUCYCLES_KIND_ONCORE && c->kind != CPUCYCLES_KIND_OFFCORE);
+}
+
+void cpucycles_decide_persecond(const struct cpucycles_plan *plan, const char *etc_path,
+                                const char *env_value, struct cpucycles_decision *d)
+{
+  if (d->persecond_resolved) return;
+  d->persecond = cpucycles_persecond_resolve(etc_path, env_value,
+                                             d->host_matches ? plan->build_persecond : 0,
+                                             &d->persecond_report);
+  d->persecond_resolved = 1;
+}
+
 /* Why the configure-time counter may not be used here, or 0 if it may. */
 static const char *verify_fixed(const struct cpucycles_counter *table, int n,
                                 const struct cpucycles_plan *plan,
@@ -26,7 +53,7 @@ static const char *verify_fixed(const struct cpucycles_counter *table, int n,
   if (plan->fixed < 0 || plan->fixed >= n) return "no counter was chosen at build time";
   c = &table[plan->fixed];
   if (!d->host_matches) return "this host differs from the build host";
-  if (!cpucycles_measure(c, d->persecond, 0, r)) {
+  if (!cpucycles_measure_reads(c, d->persecond, 0, RECHECK_READS, r)) {
     cpucycles_text_add_str(d->why, sizeof d->why, c->name);
     cpucycles_text_add_str(d->why, sizeof d->why, " failed its check here: ");
     cpucycles_text_add_str(d->why, sizeof d->why, r->reason);
@@ -63,13 +90,14 @@ void cpucycles_decide(const struct cpucycles_counter *table, int n,
   const char *refused;
   char reason[sizeof d->why - 32];
 
-  memset(d, 0, sizeof *d);
+  /* Not the results table: only a reselection fills it, and untouched it
+   * costs the first call no page faults. */
+  memset(d, 0, offsetof(struct cpucycles_decision, results));
   if (n > CPUCYCLES_MAX_COUNTERS) n = CPUCYCLES_MAX_COUNTERS;
   cpucycles_fingerprint(d->host_fingerprint, sizeof d->host_fingerprint);
   d->host_matches = strcmp(d->host_fingerprint, plan->build_fingerprint) == 0;
-  d->persecond = cpucycles_persecond_resolve(etc_path, env_value,
-                                             d->host_matches ? plan->build_persecond : 0,
-                                             &d->persecond_report);
+  if (plan->fixed < 0 || plan->fixed >= n || !d->host_matches || needs_persecond(&table[plan->fixed]))
+    cpucycles_decide_persecond(plan, etc_path, env_value, d);
 
   refused = verify_fixed(table, n, plan, d);
   if (!refused) {
@@ -88,6 +116,8 @@ void cpucycles_decide(const struct cpucycles_counter *table, int n,
   reason[0] = 0;
   cpucycles_text_add_str(reason, sizeof reason, refused);
   d->reselected = 1;
+  memset(d->results, 0, sizeof d->results);
+  cpucycles_decide_persecond(plan, etc_path, env_value, d);
   d->index = cpucycles_select(table, n, d->persecond, d->results);
   d->scale = d->results[d->index].available ? d->results[d->index].scale : 1;
   d->why[0] = 0;

@@ -25,6 +25,7 @@ struct cpucycles_decision {
   char why[200];                 /* the verdict, for people */
   char host_fingerprint[CPUCYCLES_FINGERPRINT_MAX];
   int host_matches;              /* host fingerprint == build fingerprint */
+  int persecond_resolved;        /* persecond and its report are filled */
   long long persecond;
   struct cpucycles_persecond_report persecond_report;
   struct cpucycles_result fixed_check; /* the recheck of the fixed counter */
@@ -39,7 +40,12 @@ void cpucycles_decide(const struct cpucycles_counter *table, int n,
                       const struct cpucycles_plan *plan, const char *etc_path,
                       const char *env_value, struct cpucycles_decision *d);
 
-/* The process's decision, made on first use. */
+/* Fills d->persecond and its report, once (cpucycles_decide leaves them
+ * for later when the verified counter does not need them). */
+void cpucycles_decide_persecond(const struct cpucycles_plan *plan, const char *etc_path,
+                                const char *env_value, struct cpucycles_decision *d);
+
+/* The process's decision, made on first use, with its persecond. */
 const struct cpucycles_decision *cpucycles_decision(void);
 
 /* The plan compiled into the library from cpucycles-config.h. */

@@ -10,54 +10,63 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#if defined(__GLIBC__) && defined(__has_include)
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h>
+#define CPUCYCLES_GLIBC_CPUID 1
+#endif
+#endif
 
+/* The registers (eax, ebx, ecx, edx) of one CPUID leaf.  Under KVM every
+ * CPUID instruction is a VM exit costing several microseconds, so where
+ * glibc has cached the leaves at start-up (2.33 and later,
+ * <sys/platform/x86.h>) they are taken from there: leaf 1, 0x80000001 and
+ * 0x80000007 are among them; an unknown leaf reads as zeros. */
+static void x86_leaf(unsigned int leaf, unsigned int r[4])
+{
+#if defined(CPUCYCLES_GLIBC_CPUID)
+  const struct cpuid_feature *f = __x86_get_cpuid_feature_leaf(
+      leaf == 1 ? CPUID_INDEX_1 : leaf == 0x80000001 ? CPUID_INDEX_80000001 : CPUID_INDEX_80000007);
+  memcpy(r, f->cpuid_array, 4 * sizeof r[0]);
+#else
+  unsigned int top = __get_cpuid_max(leaf & 0x80000000, 0);
+  r[0] = r[1] = r[2] = r[3] = 0;
+  if (top >= leaf) __cpuid(leaf, r[0], r[1], r[2], r[3]);
+#endif
+}
+
+/* "x86 family F model M stepping S features ECX:EDX tsc=T rdtscp=R
+ * invariant_tsc=I": the processor's signature and leaf 1's feature words
+ * (which tell vendors and models apart, and change when a VM moves to
+ * another host), and the bits the counters depend on.  Built without stdio
+ * (text.h): the first call may be in a handler. */
 static void x86_fingerprint(char *buf, size_t len)
 {
-  unsigned int a, b, c, d, max_basic, max_ext, family, model, stepping;
-  unsigned int tsc, rdtscp = 0, invariant = 0, pmu_version = 0;
-  char vendor[13];
+  static const char *const names[] = {"x86 family ", " model ", " stepping ", " features ", ":",
+                                      " tsc=", " rdtscp=", " invariant_tsc="};
+  unsigned int one[4], ext1[4], ext7[4], family, model, values[8];
+  size_t i;
 
-  __cpuid(0, max_basic, b, c, d);
-  memcpy(vendor, &b, 4);
-  memcpy(vendor + 4, &d, 4);
-  memcpy(vendor + 8, &c, 4);
-  vendor[12] = 0;
-
-  __cpuid(1, a, b, c, d);
-  stepping = a & 0xf;
-  family = (a >> 8) & 0xf;
-  model = (a >> 4) & 0xf;
-  if (family == 0xf) family += (a >> 20) & 0xff;
-  if (family >= 6) model += ((a >> 16) & 0xf) << 4;
-  tsc = (d >> 4) & 1;
-
-  if (max_basic >= 0xa) {
-    __cpuid(0xa, a, b, c, d);
-    pmu_version = a & 0xff;
-  }
-  __cpuid(0x80000000, max_ext, b, c, d);
-  if (max_ext >= 0x80000001) {
-    __cpuid(0x80000001, a, b, c, d);
-    rdtscp = (d >> 27) & 1;
-  }
-  if (max_ext >= 0x80000007) {
-    __cpuid(0x80000007, a, b, c, d);
-    invariant = (d >> 8) & 1;
-  }
-  /* "x86 VENDOR family F model M stepping S tsc=T rdtscp=R invariant_tsc=I
-   * pmu=P", without stdio (text.h): the first call may be in a handler */
-  {
-    static const char *const names[] = {" family ", " model ", " stepping ", " tsc=",
-                                        " rdtscp=", " invariant_tsc=", " pmu="};
-    const unsigned int values[] = {family, model, stepping, tsc, rdtscp, invariant, pmu_version};
-    size_t i;
-    buf[0] = 0;
-    cpucycles_text_add_str(buf, len, "x86 ");
-    cpucycles_text_add_str(buf, len, vendor);
-    for (i = 0; i < sizeof values / sizeof values[0]; i++) {
-      cpucycles_text_add_str(buf, len, names[i]);
-      cpucycles_text_add_number(buf, len, values[i]);
-    }
+  x86_leaf(1, one);
+  x86_leaf(0x80000001, ext1);
+  x86_leaf(0x80000007, ext7);
+  family = (one[0] >> 8) & 0xf;
+  model = (one[0] >> 4) & 0xf;
+  if (family == 0xf) family += (one[0] >> 20) & 0xff;
+  if (family >= 6) model += ((one[0] >> 16) & 0xf) << 4;
+  values[0] = family;
+  values[1] = model;
+  values[2] = one[0] & 0xf;
+  values[3] = one[2];
+  values[4] = one[3];
+  values[5] = (one[3] >> 4) & 1;   /* TSC */
+  values[6] = (ext1[3] >> 27) & 1; /* RDTSCP */
+  values[7] = (ext7[3] >> 8) & 1;  /* invariant TSC */
+  buf[0] = 0;
+  for (i = 0; i < 8; i++) {
+    cpucycles_text_add_str(buf, len, names[i]);
+    if (i == 3 || i == 4) cpucycles_text_add_hex(buf, len, values[i]);
+    else cpucycles_text_add_number(buf, len, values[i]);
   }
 }
 #endif

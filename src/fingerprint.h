@@ -1,10 +1,11 @@
 /* fingerprint.h - what identifies a host for the counters' sake.
  *
  * The configure-time choice is trusted at run time only on a host with the
- * same fingerprint as the build host.  On x86 it is the CPUID vendor,
- * family/model/stepping and the feature bits the counters depend on (TSC,
- * RDTSCP, invariant TSC, architectural PMU version); elsewhere the machine
- * name and the first CPU identification line of /proc/cpuinfo. */
+ * same fingerprint as the build host.  On x86 it is the CPUID signature
+ * (family/model/stepping), leaf 1's feature words and the bits the
+ * counters depend on (TSC, RDTSCP, invariant TSC), from glibc's cache of
+ * CPUID where there is one; elsewhere the machine name and the first CPU
+ * identification line of /proc/cpuinfo. */
 #ifndef CPUCYCLES_FINGERPRINT_H
 #define CPUCYCLES_FINGERPRINT_H
 #include <stddef.h>

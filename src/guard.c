@@ -1,7 +1,7 @@
 /* guard.c - see guard.h.
  *
  * Signal actions are process-wide, so while a guarded call runs, our
- * handler stands in for the program's handler of the four fault signals.
+ * handler stands in for the program's handler of the three fault signals.
  * Three rules keep the program's handlers intact:
  *   - a fault that is not the probe's (another thread, or a signal sent
  *     with kill()) is passed to the program's own action, with the flags,
@@ -17,8 +17,38 @@
 #include <signal.h>
 #include <string.h>
 
-static const int guarded_signals[] = {SIGILL, SIGSEGV, SIGBUS, SIGFPE};
+/* What a counter's read or setup can raise: SIGILL (an instruction the CPU
+ * lacks or the OS forbids), SIGSEGV (RDTSC/RDPMC forbidden, a perf page),
+ * SIGBUS (a perf page gone).  Each signal guarded costs three system calls
+ * per guarded call, so no more. */
+static const int guarded_signals[] = {SIGILL, SIGSEGV, SIGBUS};
 #define NGUARDED ((int)(sizeof guarded_signals / sizeof guarded_signals[0]))
+
+/* The signals that stay deliverable while asynchronous ones are blocked:
+ * the faults (a probe's is caught, a real one must not be held back: a
+ * blocked synchronous fault kills), SIGSYS (a seccomp trap) and SIGTRAP (a
+ * debugger). */
+static const int synchronous_signals[] = {SIGILL, SIGSEGV, SIGBUS, SIGFPE, SIGSYS, SIGTRAP};
+
+/* Depth of cpucycles_block_async_signals() in this thread. */
+static __thread int async_blocked;
+
+void cpucycles_block_async_signals(sigset_t *saved)
+{
+  sigset_t blocked;
+  size_t i;
+  sigfillset(&blocked);
+  for (i = 0; i < sizeof synchronous_signals / sizeof synchronous_signals[0]; i++)
+    sigdelset(&blocked, synchronous_signals[i]);
+  pthread_sigmask(SIG_BLOCK, &blocked, saved);
+  async_blocked++;
+}
+
+void cpucycles_restore_signals(const sigset_t *saved)
+{
+  async_blocked--;
+  pthread_sigmask(SIG_SETMASK, saved, 0);
+}
 
 /* Set while this thread runs a guarded function. */
 static __thread sigjmp_buf *guard_jump;
@@ -107,17 +137,14 @@ static void restore(int i)
 
 int cpucycles_guarded_call(void (*fn)(void *), void *arg)
 {
-  sigset_t only_faults, saved_mask;
+  sigset_t saved_mask;
   sigjmp_buf jump;
-  int i, signo;
+  int i, signo, masked = async_blocked > 0;
 
-  /* Every signal blocked but the faults: a synchronous fault while its
-   * signal is blocked would kill the process outright, and an
-   * asynchronous one must not run a handler (which might longjmp away)
-   * while ours is installed. */
-  sigfillset(&only_faults);
-  for (i = 0; i < NGUARDED; i++) sigdelset(&only_faults, guarded_signals[i]);
-  pthread_sigmask(SIG_SETMASK, &only_faults, &saved_mask);
+  /* Asynchronous signals blocked (no handler may run, and perhaps longjmp
+   * away, while ours is installed), unless the caller did so already (the
+   * first call does, for all of its guarded calls). */
+  if (!masked) cpucycles_block_async_signals(&saved_mask);
   pthread_mutex_lock(&guard_lock);
   for (i = 0; i < NGUARDED; i++) install(i);
 
@@ -131,8 +158,15 @@ int cpucycles_guarded_call(void (*fn)(void *), void *arg)
 
   for (i = 0; i < NGUARDED; i++) restore(i);
   pthread_mutex_unlock(&guard_lock);
-  /* the handler left its signal blocked: this puts the caller's mask back */
-  pthread_sigmask(SIG_SETMASK, &saved_mask, 0);
+  if (!masked) {
+    /* the handler left its signal blocked: this puts the caller's mask back */
+    cpucycles_restore_signals(&saved_mask);
+  } else if (signo) {
+    sigset_t caught;
+    sigemptyset(&caught);
+    sigaddset(&caught, signo);
+    pthread_sigmask(SIG_UNBLOCK, &caught, 0);
+  }
   return signo;
 }
 

@@ -1,10 +1,16 @@
-/* guard.h - run a piece of code that may fault (SIGILL, SIGSEGV, SIGBUS,
- * SIGFPE) and survive: how a counter the CPU or kernel forbids is found. */
+/* guard.h - run a piece of code that may fault (SIGILL, SIGSEGV, SIGBUS)
+ * and survive: how a counter the CPU or kernel forbids is found. */
 #ifndef CPUCYCLES_GUARD_H
 #define CPUCYCLES_GUARD_H
+#include <signal.h>
 
-/* Calls fn(arg) with every signal but the four faults blocked in this
- * thread.  Returns 0 when it returned, or the number of the fault it
+/* Blocks this thread's asynchronous signals (all but SIGILL, SIGSEGV,
+ * SIGBUS, SIGFPE, SIGSYS, SIGTRAP), saving the mask; guarded calls made
+ * meanwhile skip their own masking.  Pairs with cpucycles_restore_signals. */
+void cpucycles_block_async_signals(sigset_t *saved);
+void cpucycles_restore_signals(const sigset_t *saved);
+
+/* Calls fn(arg) with this thread's asynchronous signals blocked.  Returns 0 when it returned, or the number of the fault it
  * raised.  The caller's signal mask is restored exactly, and so are the
  * program's actions, unless another thread changed one meanwhile (that
  * change stays).  Only a fault the kernel raises in this thread, inside

@@ -57,55 +57,110 @@ double cpucycles_scale_for(int kind, double nominal_hz, long long persecond)
   return 0;
 }
 
-struct reads {
+/* Everything measured about one counter inside ONE guarded region (each
+ * region costs a dozen signal system calls): its setup, its scale, and up
+ * to TRIES rounds of `reads` back-to-back reads. */
+struct trial {
   const struct cpucycles_counter *c;
-  long long smallest_step; /* smallest nonzero difference, or 0 */
-  int decreased;
+  long long persecond;
+  int reads;
+  struct cpucycles_setup s;
+  int setup_status;          /* 0 ok; -1 failed (s.reason) */
+  double scale;              /* cycles per tick, 0 when not kept */
+  long long smallest_step;   /* smallest nonzero difference, or 0 */
+  int decreased, tries;
 };
 
-/* READS_PER_TRY back-to-back reads: smallest nonzero step, any decrease. */
-static void read_many(void *arg)
+/* `reads` back-to-back reads: smallest nonzero step, any decrease. */
+static void read_many(struct trial *t)
 {
-  struct reads *w = arg;
-  long long prev = w->c->read(), now, step;
+  long long prev = t->c->read(), now, step;
   int i;
-  w->smallest_step = 0;
-  w->decreased = 0;
-  for (i = 1; i < READS_PER_TRY; i++) {
-    now = w->c->read();
+  t->smallest_step = 0;
+  t->decreased = 0;
+  for (i = 1; i < t->reads; i++) {
+    now = t->c->read();
     step = now - prev;
-    if (step < 0) w->decreased = 1;
-    else if (step > 0 && (w->smallest_step == 0 || step < w->smallest_step))
-      w->smallest_step = step;
+    if (step < 0) t->decreased = 1;
+    else if (step > 0 && (t->smallest_step == 0 || step < t->smallest_step))
+      t->smallest_step = step;
     prev = now;
   }
+}
+
+static void run_trial(void *arg)
+{
+  struct trial *t = arg;
+  if (t->c->setup) {
+    t->setup_status = t->c->setup(&t->s);
+    if (t->setup_status != 0) return;
+    t->scale = cpucycles_scale_for(t->c->kind, t->s.nominal_hz, t->persecond);
+    if (t->scale <= 0) return;
+  }
+  for (t->tries = 0; t->tries < TRIES; t->tries++) {
+    read_many(t);
+    if (!t->decreased && t->smallest_step > 0) return;
+  }
+}
+
+/* Runs the trial under the guard and turns it into r (a trial without
+ * setup takes the counter as set up, with the trial's scale). */
+static int measure_in_guard(struct trial *t, struct cpucycles_result *r)
+{
+  int signo = cpucycles_guarded_call(run_trial, t);
+  r->nominal_hz = t->s.nominal_hz;
+  r->scale = t->scale;
+  r->available = 0;
+  if (signo) {
+    r->reason = cpucycles_fault_reason(signo);
+    return 0;
+  }
+  if (t->setup_status != 0) {
+    r->reason = t->s.reason ? t->s.reason : "setup failed";
+    return 0;
+  }
+  if (t->scale <= 0) {
+    r->reason = "CPU frequency is not near a multiple of the counter's rate";
+    return 0;
+  }
+  if (t->tries == TRIES) {
+    r->reason = t->decreased ? "went backwards in every try" : "never increased";
+    return 0;
+  }
+  r->available = 1;
+  r->reason = 0;
+  r->precision = cpucycles_round((double)t->smallest_step * t->scale) +
+                 cpucycles_kind_penalty(t->c->kind);
+  return 1;
+}
+
+static void trial_init(struct trial *t, const struct cpucycles_counter *c, long long persecond,
+                       int reads)
+{
+  t->c = c;
+  t->persecond = persecond;
+  t->reads = reads;
+  t->s.persecond = persecond;
+  t->s.reason = 0;
+  t->s.nominal_hz = 0;
+  t->setup_status = -1;
+  t->scale = 0;
+  t->smallest_step = 0;
+  t->decreased = 0;
+  t->tries = 0;
 }
 
 int cpucycles_measure_precision(const struct cpucycles_counter *c, double scale,
                                 struct cpucycles_result *r)
 {
-  struct reads w;
-  int try, signo;
-  w.c = c;
-  for (try = 0; try < TRIES; try++) {
-    signo = cpucycles_guarded_call(read_many, &w);
-    if (signo) {
-      r->available = 0;
-      r->reason = cpucycles_fault_reason(signo);
-      return 0;
-    }
-    if (!w.decreased && w.smallest_step > 0) break;
-  }
-  if (try == TRIES) {
-    r->available = 0;
-    r->reason = w.decreased ? "went backwards in every try" : "never increased";
-    return 0;
-  }
-  r->available = 1;
-  r->reason = 0;
-  r->precision = cpucycles_round((double)w.smallest_step * scale) +
-                 cpucycles_kind_penalty(c->kind);
-  return 1;
+  struct cpucycles_counter without_setup = *c;
+  struct trial t;
+  trial_init(&t, c, 0, READS_PER_TRY);
+  without_setup.setup = 0;
+  t.c = &without_setup;
+  t.setup_status = 0;
+  t.scale = scale;
+  return measure_in_guard(&t, r);
 }
 
 struct timing {
@@ -116,27 +171,15 @@ struct timing {
 /* Ticks per second against CLOCK_MONOTONIC (tickrate.h, 10 ms). */
 static void time_counter(void *arg)
 {
-  struct timing *t = arg;
-  t->hz = cpucycles_tickrate_measure(t->c->read);
+  struct timing *tm = arg;
+  tm->hz = cpucycles_tickrate_measure(tm->c->read);
 }
 
-struct setup_call {
-  const struct cpucycles_counter *c;
-  struct cpucycles_setup s;
-  int status;
-};
-
-static void call_setup(void *arg)
+int cpucycles_measure_reads(const struct cpucycles_counter *c, long long persecond,
+                            int measure_hz, int reads, struct cpucycles_result *r)
 {
-  struct setup_call *sc = arg;
-  sc->status = sc->c->setup(&sc->s);
-}
-
-int cpucycles_measure(const struct cpucycles_counter *c, long long persecond,
-                      int measure_hz, struct cpucycles_result *r)
-{
-  struct setup_call sc;
-  struct timing t;
+  struct trial t;
+  struct timing tm;
   int signo;
 
   r->available = 0;
@@ -149,42 +192,26 @@ int cpucycles_measure(const struct cpucycles_counter *c, long long persecond,
     r->reason = "never increases (last resort)";
     return 0;
   }
-
-  sc.c = c;
-  sc.s.persecond = persecond;
-  sc.s.reason = 0;
-  sc.s.nominal_hz = 0;
-  sc.status = -1;
-  signo = cpucycles_guarded_call(call_setup, &sc);
-  r->nominal_hz = sc.s.nominal_hz;
-  if (signo) {
-    r->reason = cpucycles_fault_reason(signo);
-    return 0;
-  }
-  if (sc.status != 0) {
-    r->reason = sc.s.reason ? sc.s.reason : "setup failed";
-    return 0;
-  }
-
-  r->scale = cpucycles_scale_for(c->kind, r->nominal_hz, persecond);
-  if (r->scale <= 0) {
-    r->reason = "CPU frequency is not near a multiple of the counter's rate";
-    return 0;
-  }
-  if (!cpucycles_measure_precision(c, r->scale, r)) return 0;
-
+  trial_init(&t, c, persecond, reads);
+  if (!measure_in_guard(&t, r)) return 0;
   if (measure_hz) {
-    t.c = c;
-    t.hz = 0;
-    signo = cpucycles_guarded_call(time_counter, &t);
+    tm.c = c;
+    tm.hz = 0;
+    signo = cpucycles_guarded_call(time_counter, &tm);
     if (signo) {
       r->available = 0;
       r->reason = cpucycles_fault_reason(signo);
       return 0;
     }
-    r->measured_hz = t.hz;
+    r->measured_hz = tm.hz;
   }
   return 1;
+}
+
+int cpucycles_measure(const struct cpucycles_counter *c, long long persecond,
+                      int measure_hz, struct cpucycles_result *r)
+{
+  return cpucycles_measure_reads(c, persecond, measure_hz, READS_PER_TRY, r);
 }
 
 int cpucycles_choose(const struct cpucycles_result *results, int n)

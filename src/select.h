@@ -39,6 +39,11 @@ const char *cpucycles_kind_name(int kind);
 int cpucycles_measure(const struct cpucycles_counter *c, long long persecond,
                       int measure_hz, struct cpucycles_result *r);
 
+/* cpucycles_measure with `reads` reads per try instead of libcpucycles'
+ * 1000: the first call's recheck of a counter configure measured. */
+int cpucycles_measure_reads(const struct cpucycles_counter *c, long long persecond,
+                            int measure_hz, int reads, struct cpucycles_result *r);
+
 /* The same checks without setup or frequency: reads an already set-up
  * counter 1000 times (up to 10 tries) under the guard. */
 int cpucycles_measure_precision(const struct cpucycles_counter *c, double scale,

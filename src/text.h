@@ -33,6 +33,16 @@ static inline void cpucycles_text_add_number(char *buf, size_t size, long long n
   cpucycles_text_add(buf, size, digits + i, sizeof digits - i);
 }
 
+/* "0x" and 8 hexadecimal digits */
+static inline void cpucycles_text_add_hex(char *buf, size_t size, unsigned int x)
+{
+  char digits[11] = {'0', 'x'};
+  int i;
+  for (i = 0; i < 8; i++) digits[2 + i] = "0123456789abcdef"[(x >> (28 - 4 * i)) & 0xf];
+  digits[10] = 0;
+  cpucycles_text_add_str(buf, size, digits);
+}
+
 /* x >= 0 with three decimals ("41.538"), enough for cycles per tick. */
 static inline void cpucycles_text_add_decimal(char *buf, size_t size, double x)
 {
