@@ -6,8 +6,9 @@
  *     the inline read in <cpucycles.h> is used; this library is not called
  *     again by programs built against this build's header;
  *   - not verified (or a program built against another build): every
- *     cpucycles() calls cpucycles_slow(), which reads the counter chosen at
- *     run time through the table.
+ *     cpucycles() makes one indirect call, through cpucycles_abi_read,
+ *     which the decision pointed at the chosen counter's read (through a
+ *     small wrapper for a scaled counter).
  *
  * The first call may come from a signal handler, or from several threads
  * at once, or be interrupted by fork(): it takes no lock (a thread that
@@ -34,7 +35,15 @@ static int persecond_state = UNDECIDED;
 static struct cpucycles_decision decision;
 static long long (*dispatch_read)(void);
 static unsigned long long dispatch_scale_q32;
-static int dispatch_scaled;
+
+static long long first_read(void);
+long long (*cpucycles_abi_read)(void) = first_read;
+
+/* The read of a scaled counter: its ticks, in cycles. */
+static long long scaled_read(void)
+{
+  return cpucycles_scale_ticks(dispatch_read(), dispatch_scale_q32);
+}
 
 void cpucycles_build_plan(struct cpucycles_plan *plan)
 {
@@ -57,7 +66,8 @@ static void decide_now(void)
   cpucycles_table_release_others(decision.index, 0);
   dispatch_read = cpucycles_table[decision.index].read;
   dispatch_scale_q32 = CPUCYCLES_SCALE_Q32(decision.scale);
-  dispatch_scaled = decision.scale != 1;
+  __atomic_store_n(&cpucycles_abi_read, decision.scale != 1 ? scaled_read : dispatch_read,
+                   __ATOMIC_RELEASE);
   if (decision.fixed_ok) {
     cpucycles_abi_inline_scale_q32 = CPUCYCLES_SCALE_Q32(decision.scale);
     __atomic_store_n(&cpucycles_abi_inline_id, CPUCYCLES_INLINE_ID, __ATOMIC_RELEASE);
@@ -158,13 +168,11 @@ const struct cpucycles_decision *cpucycles_decision(void)
   return &decision;
 }
 
-long long cpucycles_slow(void)
+/* cpucycles_abi_read until the decision is made. */
+static long long first_read(void)
 {
-  long long ticks;
   ensure_decided();
-  ticks = dispatch_read();
-  if (dispatch_scaled) return cpucycles_scale_ticks(ticks, dispatch_scale_q32);
-  return ticks;
+  return __atomic_load_n(&cpucycles_abi_read, __ATOMIC_ACQUIRE)();
 }
 
 long long cpucycles_function(void)

@@ -44,8 +44,11 @@ extern "C" {
 extern unsigned int cpucycles_abi_inline_id;
 extern unsigned long long cpucycles_abi_inline_scale_q32;
 
-/* The library's path: the first call (verification) and the fallback. */
-long long cpucycles_slow(void);
+/* ABI, not API: the library's read, one indirect call.  It starts as the
+ * first-call function (which decides, then replaces it) and becomes the
+ * chosen counter's read (or its scaled read): the path of every call that
+ * does not inline the read. */
+extern long long (*cpucycles_abi_read)(void);
 
 /* The same count as cpucycles(), as a real function for callers that
  * cannot inline (FFI, dlopen). */
@@ -86,7 +89,7 @@ static inline long long cpucycles(void)
 #endif
   }
 #endif
-  return cpucycles_slow();
+  return cpucycles_abi_read();
 }
 
 #ifdef __cplusplus
