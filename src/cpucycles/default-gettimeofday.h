@@ -32,10 +32,25 @@ static inline long long cpucycles_default_gettimeofday_now_us(void)
   return (long long)t.tv_sec * 1000000LL + t.tv_usec;
 }
 
+/* The origin is written once, by the first setup, which the library's
+ * first call makes before anything reads.  Atomics only where 64-bit ones
+ * need no library (32-bit PowerPC would need libatomic). */
+#if defined(__GCC_ATOMIC_LLONG_LOCK_FREE) && __GCC_ATOMIC_LLONG_LOCK_FREE == 2
+#define CPUCYCLES_GETTIMEOFDAY_ORIGIN() \
+  __atomic_load_n(&cpucycles_default_gettimeofday_origin_us, __ATOMIC_RELAXED)
+#define CPUCYCLES_GETTIMEOFDAY_SET_ORIGIN(none, value)                                        \
+  __atomic_compare_exchange_n(&cpucycles_default_gettimeofday_origin_us, &(none), (value), 0, \
+                              __ATOMIC_RELAXED, __ATOMIC_RELAXED)
+#else
+#define CPUCYCLES_GETTIMEOFDAY_ORIGIN() cpucycles_default_gettimeofday_origin_us
+#define CPUCYCLES_GETTIMEOFDAY_SET_ORIGIN(none, value) \
+  ((void)(none), cpucycles_default_gettimeofday_origin_us ||  \
+                     (cpucycles_default_gettimeofday_origin_us = (value)))
+#endif
+
 static inline long long cpucycles_default_gettimeofday_read(void)
 {
-  return cpucycles_default_gettimeofday_now_us() -
-         __atomic_load_n(&cpucycles_default_gettimeofday_origin_us, __ATOMIC_RELAXED);
+  return cpucycles_default_gettimeofday_now_us() - CPUCYCLES_GETTIMEOFDAY_ORIGIN();
 }
 
 static inline int cpucycles_default_gettimeofday_setup(struct cpucycles_setup *s)
@@ -47,9 +62,7 @@ static inline int cpucycles_default_gettimeofday_setup(struct cpucycles_setup *s
     return -1;
   }
   /* the first setup sets it, for good: every thread counts from it */
-  __atomic_compare_exchange_n(&cpucycles_default_gettimeofday_origin_us, &none,
-                              now - CPUCYCLES_GETTIMEOFDAY_MARGIN_US, 0, __ATOMIC_RELAXED,
-                              __ATOMIC_RELAXED);
+  CPUCYCLES_GETTIMEOFDAY_SET_ORIGIN(none, now - CPUCYCLES_GETTIMEOFDAY_MARGIN_US);
   return 0;
 }
 #endif
