@@ -38,14 +38,17 @@ static inline long long cpucycles_default_gettimeofday_now_us(void)
 #if defined(__GCC_ATOMIC_LLONG_LOCK_FREE) && __GCC_ATOMIC_LLONG_LOCK_FREE == 2
 #define CPUCYCLES_GETTIMEOFDAY_ORIGIN() \
   __atomic_load_n(&cpucycles_default_gettimeofday_origin_us, __ATOMIC_RELAXED)
-#define CPUCYCLES_GETTIMEOFDAY_SET_ORIGIN(none, value)                                        \
-  __atomic_compare_exchange_n(&cpucycles_default_gettimeofday_origin_us, &(none), (value), 0, \
-                              __ATOMIC_RELAXED, __ATOMIC_RELAXED)
+#define CPUCYCLES_GETTIMEOFDAY_SET_ORIGIN(none, value)                                         \
+  ((void)__atomic_compare_exchange_n(&cpucycles_default_gettimeofday_origin_us, &(none), (value), \
+                                     0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 #else
 #define CPUCYCLES_GETTIMEOFDAY_ORIGIN() cpucycles_default_gettimeofday_origin_us
-#define CPUCYCLES_GETTIMEOFDAY_SET_ORIGIN(none, value) \
-  ((void)(none), cpucycles_default_gettimeofday_origin_us ||  \
-                     (cpucycles_default_gettimeofday_origin_us = (value)))
+#define CPUCYCLES_GETTIMEOFDAY_SET_ORIGIN(none, value)                     \
+  do {                                                                     \
+    (void)(none);                                                          \
+    if (!cpucycles_default_gettimeofday_origin_us)                         \
+      cpucycles_default_gettimeofday_origin_us = (value);                  \
+  } while (0)
 #endif
 
 static inline long long cpucycles_default_gettimeofday_read(void)
