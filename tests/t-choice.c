@@ -43,9 +43,19 @@ int main(void)
   for (i = 0; i < cpucycles_table_size; i++)
     if (results[i].available)
       tap_diag("%s precision %lld", cpucycles_table[i].name, results[i].precision);
-  tap_ok(strcmp(cpucycles_table[chosen].name, CPUCYCLES_CHOSEN) == 0,
-         "run-time choice %s equals configure's %s", cpucycles_table[chosen].name,
-         CPUCYCLES_CHOSEN);
+  {
+    /* Two counters whose precisions are within the noise of one
+     * measurement (both CLOCK_MONOTONIC clocks under an emulator, where
+     * both are system calls) may swap places from one run to the next:
+     * then configure's must be available now and within 25% of the
+     * winner. */
+    int build = cpucycles_table_find(CPUCYCLES_CHOSEN);
+    int same = strcmp(cpucycles_table[chosen].name, CPUCYCLES_CHOSEN) == 0;
+    int close = build >= 0 && results[build].available &&
+                results[build].precision * 4 <= results[chosen].precision * 5;
+    tap_ok(same || close, "run-time choice %s is configure's %s%s", cpucycles_table[chosen].name,
+           CPUCYCLES_CHOSEN, same ? "" : ", or within 25% of its precision");
+  }
   tap_ok(strcmp(cpucycles_table[chosen].name, "default-zero") != 0,
          "a real counter was found on this host");
   return tap_done();
