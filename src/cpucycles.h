@@ -92,6 +92,71 @@ static inline long long cpucycles(void)
   return cpucycles_abi_read();
 }
 
+/* ---- Measuring a function: the statistics ------------------------------
+ *
+ * What a measurement of many runs of a function comes to, and flags that
+ * say how it was made and why it may be wrong. */
+
+struct cpucycles_bench_result {
+  long long count;           /* runs kept: the statistics are theirs */
+  long long disturbed;       /* runs excluded (migrated or switched out) */
+  long long min, max;        /* cycles, null overhead subtracted */
+  double mean;
+  double median;             /* mean of the two middle ones for even count */
+  double interquartile_mean; /* mean after dropping count/4 (rounded down)
+                                runs at each end */
+  long long overhead;        /* the null overhead subtracted (0 if none) */
+  long long precision;       /* smallest nonzero difference of two
+                                back-to-back reads: the counter's step */
+  long long batch;           /* most runs covered by one context-switch
+                                check (1: each run checked alone) */
+  unsigned int flags;        /* CPUCYCLES_BENCH_* below */
+};
+
+/* How it was measured. */
+#define CPUCYCLES_BENCH_SUBTRACTED 0x1u /* the null overhead was subtracted */
+#define CPUCYCLES_BENCH_UNFENCED 0x2u   /* not the TSC: cpucycles() between
+                                           compiler barriers; the CPU may
+                                           overlap fn with the reads */
+#define CPUCYCLES_BENCH_PINNED 0x4u     /* pinned as asked, mask restored */
+#define CPUCYCLES_BENCH_SAMPLED 0x8u    /* median, interquartile mean, drift
+                                           and spread from every k-th run */
+/* What disturbed runs (those runs are excluded and counted). */
+#define CPUCYCLES_BENCH_MIGRATED 0x10u  /* a run moved to another CPU */
+#define CPUCYCLES_BENCH_SWITCHED 0x20u  /* the thread was switched out */
+/* Why the statistics may be wrong (nothing excluded: judge them). */
+#define CPUCYCLES_BENCH_DRIFT 0x40u     /* the medians of the first and
+                                           second half of the kept runs
+                                           differ by over 5% (and over
+                                           the precision) */
+#define CPUCYCLES_BENCH_SPREAD 0x80u    /* the middle half spans over 10%
+                                           of the median (and over twice
+                                           the precision): two modes, or
+                                           noise */
+#define CPUCYCLES_BENCH_FREQ_SCALING 0x100u /* an off-core counter (it
+                                           counts time) while the CPU's
+                                           frequency may change: cpufreq
+                                           governor not performance and
+                                           min != max, turbo on, or the
+                                           CPU below its maximum */
+#define CPUCYCLES_BENCH_FREQ_UNKNOWN 0x200u /* an off-core counter and no
+                                           cpufreq to ask (most VMs) */
+#define CPUCYCLES_BENCH_TSC_NOT_INVARIANT 0x400u /* the TSC's rate follows
+                                           the core clock (CPUID
+                                           0x80000007 EDX bit 8 clear) */
+
+/* The statistics cpucycles_bench() computes, on n >= 1 samples of your
+ * own in run order: sorts samples ascending (in place) and sets count,
+ * min, max, mean, median, interquartile_mean and the DRIFT and SPREAD
+ * flags (with at least 8 samples; precision is the absolute floor of
+ * both tests), leaving the other fields alone.  Returns 0, or -1 (EINVAL)
+ * for n < 1. */
+int cpucycles_bench_statistics(long long *samples, long long n, long long precision,
+                               struct cpucycles_bench_result *result);
+
+/* A flag's name ("migrated", ...), or 0 for anything but one known flag. */
+const char *cpucycles_bench_flag_name(unsigned int flag);
+
 #ifdef __cplusplus
 }
 #endif
