@@ -1,10 +1,18 @@
-/* t-harness - cpucycles_bench_statistics() on fixed data, and the flags'
- * names. */
-#include "cpucycles.h"
+/* t-harness - cpucycles_bench(): its statistics on fixed data, the whole
+ * harness driven by a fake counter (overhead, exclusions, sampling,
+ * errors), the frequency check on fake sysfs trees, and on the real
+ * counter: an empty function measures 0, twice the work measures twice,
+ * a migration and a sleep are caught, pinning restores the mask. */
+#include "bench.h"
 #include "tap.h"
 #include <errno.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 static int near(double a, double b) { return a - b < 1e-9 && b - a < 1e-9; }
 
@@ -93,6 +101,325 @@ static void fixed_statistics(void)
   tap_ok(cpucycles_bench_statistics(odd, 0, 0, &r) == -1 && errno == EINVAL, "n = 0: EINVAL");
 }
 
+/* ---- the harness on a fake counter ----
+ * Time moves only when fake_fn works and by FAKE_READ at each end read:
+ * the null overhead and the precision are FAKE_READ exactly. */
+#define FAKE_READ 30
+static long long fake_now, fake_switches, fake_calls;
+static unsigned int fake_cpu;
+static long long fake_read_cost = FAKE_READ;
+
+static long long fake_start(unsigned int *cpu)
+{
+  *cpu = fake_cpu;
+  return fake_now;
+}
+static long long fake_end(unsigned int *cpu)
+{
+  fake_now += fake_read_cost;
+  *cpu = fake_cpu;
+  return fake_now;
+}
+static long long fake_count_switches(void) { return fake_switches; }
+static const struct cpucycles_bench_clock fake = {fake_start, fake_end, fake_count_switches, 0};
+
+/* Works 100, 110, 120, 130, 140, 100, ... (run numbers count the warm-ups);
+ * on run migrate_at it moves CPU, on run switch_at it is switched out,
+ * each time working 10^6 more; switch_every: every run is. */
+struct fake_plan {
+  long long migrate_at, switch_at;
+  int switch_every;
+};
+static void fake_fn(void *arg)
+{
+  const struct fake_plan *p = arg;
+  long long run = fake_calls++;
+  fake_now += 100 + run % 5 * 10;
+  if (run == p->migrate_at) fake_cpu++, fake_now += 1000000;
+  if (run == p->switch_at || p->switch_every) fake_switches++, fake_now += 1000000;
+}
+
+static int fake_bench(const struct fake_plan *plan, const struct cpucycles_bench_options *o,
+                      struct cpucycles_bench_result *r)
+{
+  fake_calls = 0;
+  return cpucycles_bench_with(&fake, fake_fn, (void *)plan, o, r);
+}
+
+static void fake_counter(void)
+{
+  struct fake_plan calm = {-1, -1, 0}, migrates = {500, -1, 0}, switches = {-1, 500, 0};
+  struct fake_plan always = {-1, -1, 1};
+  struct cpucycles_bench_options o;
+  struct cpucycles_bench_result r;
+  long long *buf, n = 100000;
+  int rc;
+
+  rc = fake_bench(&calm, 0, &r);
+  tap_ok(rc == 0 && r.count == 1000 && r.disturbed == 0 && r.overhead == FAKE_READ &&
+             r.precision == FAKE_READ && r.flags == CPUCYCLES_BENCH_SUBTRACTED && r.min == 100 &&
+             r.max == 140 && near(r.mean, 120) && near(r.median, 120) &&
+             near(r.interquartile_mean, 120) && fake_calls == 1002,
+         "fake counter, defaults: 2 warm-ups + 1000 runs, overhead %lld subtracted exactly, "
+         "min 100 median 120 max 140 (got %lld %g %lld, flags %#x, %lld calls)",
+         r.overhead, r.min, r.median, r.max, r.flags, fake_calls);
+
+  memset(&o, 0, sizeof o);
+  o.keep_overhead = 1;
+  o.warm_ups = -1;
+  o.iterations = 10;
+  rc = fake_bench(&calm, &o, &r);
+  tap_ok(rc == 0 && r.overhead == 0 && !(r.flags & CPUCYCLES_BENCH_SUBTRACTED) && r.min == 130 &&
+             r.count == 10 && fake_calls == 10,
+         "keep_overhead, no warm-ups, 10 runs: raw times from 130, not subtracted (min %lld)",
+         r.min);
+
+  rc = fake_bench(&migrates, 0, &r);
+  tap_ok(rc == 0 && (r.flags & CPUCYCLES_BENCH_MIGRATED) && r.disturbed == 1 && r.count == 999 &&
+             r.max == 140,
+         "a run that changes CPU is flagged and excluded (disturbed %lld, max %lld)", r.disturbed,
+         r.max);
+  rc = fake_bench(&switches, 0, &r);
+  tap_ok(rc == 0 && (r.flags & CPUCYCLES_BENCH_SWITCHED) && r.disturbed >= 1 &&
+             r.disturbed <= r.batch && r.count + r.disturbed == 1000 && r.max == 140,
+         "a context switch excludes its batch (%lld runs, batches of up to %lld)", r.disturbed,
+         r.batch);
+  rc = fake_bench(&always, 0, &r);
+  tap_ok(rc == -1 && errno == EAGAIN && r.count == 0 && r.disturbed == 1000 &&
+             (r.flags & CPUCYCLES_BENCH_SWITCHED),
+         "every run disturbed: -1, EAGAIN, count 0, flagged");
+
+  memset(&o, 0, sizeof o);
+  o.iterations = 10000000;
+  rc = fake_bench(&calm, &o, &r);
+  tap_ok(rc == 0 && r.count == 10000000 && (r.flags & CPUCYCLES_BENCH_SAMPLED) && r.min == 100 &&
+             r.max == 140 && near(r.mean, 120) && near(r.median, 120),
+         "10^7 runs without a buffer: sampled, exact count/min/max/mean (%lld, %g)", r.count,
+         r.mean);
+
+  buf = malloc((size_t)n * sizeof *buf);
+  if (!buf) abort();
+  o.iterations = n;
+  o.samples = buf;
+  rc = fake_bench(&calm, &o, &r);
+  tap_ok(rc == 0 && r.count == n && !(r.flags & CPUCYCLES_BENCH_SAMPLED) && ascending(buf, n) &&
+             buf[0] == 100 && buf[n - 1] == 140,
+         "10^5 runs into the caller's buffer: every run, sorted, not sampled");
+  free(buf);
+
+  errno = 0;
+  rc = cpucycles_bench_with(&fake, 0, 0, 0, &r);
+  o.samples = 0;
+  o.iterations = -1;
+  tap_ok(rc == -1 && errno == EINVAL && fake_bench(&calm, &o, &r) == -1 && errno == EINVAL,
+         "no function, or negative iterations: EINVAL");
+  fake_read_cost = 0;
+  rc = fake_bench(&calm, 0, &r);
+  fake_read_cost = FAKE_READ;
+  tap_ok(rc == -1 && errno == ENOTSUP, "a counter that never moves: ENOTSUP");
+}
+
+/* ---- the frequency check on fake sysfs trees ---- */
+static char sysfs[64];
+
+static void put(const char *file, const char *text)
+{
+  char path[256], *slash;
+  FILE *f;
+  snprintf(path, sizeof path, "%s/devices/system/cpu/%s", sysfs, file);
+  for (slash = path + strlen(sysfs) + 1; (slash = strchr(slash, '/')) != 0; slash++) {
+    *slash = 0;
+    mkdir(path, 0700);
+    *slash = '/';
+  }
+  if (!(f = fopen(path, "w"))) abort();
+  fputs(text, f);
+  fclose(f);
+}
+
+static void cpufreq(const char *governor, const char *min, const char *max, const char *cur)
+{
+  put("cpu3/cpufreq/scaling_governor", governor);
+  put("cpu3/cpufreq/scaling_min_freq", min);
+  put("cpu3/cpufreq/scaling_max_freq", max);
+  put("cpu3/cpufreq/scaling_cur_freq", cur);
+}
+
+static void frequency(void)
+{
+  char cmd[128];
+  unsigned int f;
+  snprintf(sysfs, sizeof sysfs, "%s/t-harness.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  if (!mkdtemp(sysfs)) abort();
+
+  f = cpucycles_bench_frequency_flags(sysfs, 3);
+  tap_ok(f == CPUCYCLES_BENCH_FREQ_UNKNOWN, "no cpufreq: unknown (%#x)", f);
+  cpufreq("powersave\n", "800000\n", "3000000\n", "3000000\n");
+  f = cpucycles_bench_frequency_flags(sysfs, 3);
+  tap_ok(f == CPUCYCLES_BENCH_FREQ_SCALING, "powersave from 0.8 to 3 GHz: scaling (%#x)", f);
+  cpufreq("performance\n", "800000\n", "3000000\n", "2990000\n");
+  put("intel_pstate/no_turbo", "1\n");
+  f = cpucycles_bench_frequency_flags(sysfs, 3);
+  tap_ok(f == 0, "performance, turbo off, at its maximum: fixed (%#x)", f);
+  f = cpucycles_bench_frequency_flags(sysfs, 2);
+  tap_ok(f == CPUCYCLES_BENCH_FREQ_UNKNOWN, "the files of the CPU asked for, not another's (%#x)", f);
+  put("intel_pstate/no_turbo", "0\n");
+  f = cpucycles_bench_frequency_flags(sysfs, 3);
+  tap_ok(f == CPUCYCLES_BENCH_FREQ_SCALING, "the same with turbo on: scaling (%#x)", f);
+  put("intel_pstate/no_turbo", "1\n");
+  cpufreq("performance\n", "800000\n", "3000000\n", "1500000\n");
+  f = cpucycles_bench_frequency_flags(sysfs, 3);
+  tap_ok(f == CPUCYCLES_BENCH_FREQ_SCALING, "performance but at half its maximum: scaling (%#x)", f);
+  cpufreq("userspace\n", "2000000\n", "2000000\n", "2000000\n");
+  put("cpufreq/boost", "0\n");
+  f = cpucycles_bench_frequency_flags(sysfs, 3);
+  tap_ok(f == 0, "minimum = maximum, boost off: fixed (%#x)", f);
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", sysfs);
+  if (system(cmd) != 0) tap_diag("could not remove %s", sysfs);
+}
+
+/* ---- the real counter ---- */
+static cpu_set_t initial_mask;
+
+static void empty(void *arg) { (void)arg; }
+
+static void busy(void *arg)
+{
+  long long n = *(long long *)arg, i;
+  for (i = 0; i < n; i++) __asm__ __volatile__("" : "+r"(i));
+}
+
+struct mover {
+  long long runs, at;
+  int to;
+  int sleep;
+  int pinned_ok;
+};
+
+/* On run `at`: moves the thread to CPU `to`, or sleeps 2 ms. */
+static void disturb(void *arg)
+{
+  struct mover *m = arg;
+  if (m->runs++ != m->at) return;
+  if (m->sleep) {
+    struct timespec ts = {0, 2000000};
+    nanosleep(&ts, 0);
+  } else {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(m->to, &one);
+    sched_setaffinity(0, sizeof one, &one);
+  }
+}
+
+static void check_pinned(void *arg)
+{
+  cpu_set_t now;
+  if (sched_getaffinity(0, sizeof now, &now) != 0 || CPU_COUNT(&now) != 1) *(int *)arg = 0;
+}
+
+static void show(const char *what, const struct cpucycles_bench_result *r)
+{
+  char names[200] = "";
+  unsigned int bit;
+  for (bit = 1; bit; bit <<= 1)
+    if ((r->flags & bit) && cpucycles_bench_flag_name(bit)) {
+      strcat(names, " ");
+      strcat(names, cpucycles_bench_flag_name(bit));
+    }
+  tap_diag("%s: median %g IQM %g mean %g min %lld max %lld, %lld kept, %lld disturbed, "
+           "overhead %lld, precision %lld, batch %lld, flags%s", what, r->median,
+           r->interquartile_mean, r->mean, r->min, r->max, r->count, r->disturbed, r->overhead,
+           r->precision, r->batch, names);
+}
+
+static void real_counter(void)
+{
+  const char *impl = cpucycles_implementation();
+  int tsc = !strcmp(impl, "amd64-tsc") || !strcmp(impl, "amd64-tscp") || !strcmp(impl, "x86-tsc");
+  struct cpucycles_bench_options o;
+  struct cpucycles_bench_result r, once, twice;
+  struct mover m;
+  cpu_set_t before, after;
+  long long work;
+  int rc, cpu, other = -1, i, ok;
+  struct timespec t0, t1;
+
+  memset(&o, 0, sizeof o);
+  o.iterations = 10000;
+  rc = cpucycles_bench(empty, 0, &o, &r);
+  show("empty function", &r);
+  tap_ok(rc == 0 && (r.flags & CPUCYCLES_BENCH_SUBTRACTED) && r.median <= 2.0 * r.precision &&
+             r.median >= -2.0 * r.precision,
+         "an empty function measures 0 within twice the precision (%g, precision %lld)", r.median,
+         r.precision);
+  tap_ok(tsc ? !(r.flags & CPUCYCLES_BENCH_UNFENCED) : (r.flags & CPUCYCLES_BENCH_UNFENCED) != 0,
+         "%s: %s", impl, tsc ? "fenced TSC reads" : "cpucycles() between barriers, flagged unfenced");
+
+  o.pin = 1;
+  o.iterations = 301;
+  work = 20000;
+  rc = cpucycles_bench(busy, &work, &o, &once);
+  work = 40000;
+  rc |= cpucycles_bench(busy, &work, &o, &twice);
+  show("busy 20000", &once);
+  show("busy 40000", &twice);
+  tap_ok(rc == 0 && once.median > 0 && twice.median >= 1.5 * once.median &&
+             twice.median <= 2.6 * once.median,
+         "twice the work measures about twice: %g / %g = %.2f", twice.median, once.median,
+         once.median > 0 ? twice.median / once.median : 0);
+
+  memset(&o, 0, sizeof o);
+  memset(&m, 0, sizeof m);
+  m.at = 100;
+  m.sleep = 1;
+  rc = cpucycles_bench(disturb, &m, &o, &r);
+  show("2 ms sleep in run 100", &r);
+  tap_ok(rc == 0 && (r.flags & CPUCYCLES_BENCH_SWITCHED) && r.disturbed >= 1 &&
+             r.max < cpucycles_persecond() / 1000 * 3 / 2,
+         "a 2 ms sleep in one run is flagged as a context switch and left out (max %lld)", r.max);
+
+  cpu = sched_getcpu();
+  sched_getaffinity(0, sizeof before, &before);
+  for (i = 0; i < CPU_SETSIZE && other < 0; i++)
+    if (i != cpu && CPU_ISSET(i, &before)) other = i;
+  if (cpu < 0 || other < 0) {
+    tap_skip("a migration in a run is flagged", "one CPU only");
+  } else {
+    memset(&m, 0, sizeof m);
+    m.at = 100;
+    m.to = other;
+    rc = cpucycles_bench(disturb, &m, &o, &r);
+    sched_setaffinity(0, sizeof before, &before);
+    show("moved to another CPU in run 100", &r);
+    tap_ok(rc == 0 && (r.flags & CPUCYCLES_BENCH_MIGRATED) && r.disturbed >= 1,
+           "a migration from CPU %d to %d in one run is flagged and left out", cpu, other);
+  }
+
+  /* Against the mask the program started with: the pinned runs above
+   * must have given it back too. */
+  ok = 1;
+  o.pin = 1;
+  rc = cpucycles_bench(check_pinned, &ok, &o, &r);
+  sched_getaffinity(0, sizeof after, &after);
+  if (CPU_COUNT(&initial_mask) < 2)
+    tap_skip("pinned during the runs, the mask restored after", "one CPU only");
+  else
+    tap_ok(rc == 0 && ok && (r.flags & CPUCYCLES_BENCH_PINNED) && CPU_EQUAL(&initial_mask, &after),
+           "pinned to one CPU during the runs, the mask (%d CPUs) restored after each time",
+           CPU_COUNT(&after));
+
+  memset(&o, 0, sizeof o);
+  o.iterations = 10000000;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  rc = cpucycles_bench(empty, 0, &o, &r);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  show("10^7 runs", &r);
+  tap_ok(rc == 0 && (r.flags & CPUCYCLES_BENCH_SAMPLED) && r.count + r.disturbed == 10000000,
+         "10^7 real runs without a buffer, in %.2f s", (double)(t1.tv_sec - t0.tv_sec) +
+                                                        (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+}
+
 static void flag_names(void)
 {
   unsigned int bit, known = 0, distinct = 1;
@@ -113,8 +440,12 @@ static void flag_names(void)
 
 int main(void)
 {
-  tap_plan(11);
+  tap_plan(34);
+  sched_getaffinity(0, sizeof initial_mask, &initial_mask);
   fixed_statistics();
+  fake_counter();
+  frequency();
+  real_counter();
   flag_names();
   return tap_done();
 }

@@ -1,0 +1,225 @@
+/* bench.c - cpucycles_bench()'s runs on a given clock (bench.h): the
+ * counter's precision, the null benchmark, the warm-ups, the measured
+ * runs, and which of them a migration or a context switch disturbed.
+ * bench-host.c gives it the real clock. */
+#include "bench.h"
+#include <errno.h>
+#include <sched.h>
+
+#define DEFAULT_ITERATIONS 1000 /* Timer::CPU's defaults */
+#define DEFAULT_WARM_UPS 2
+#define PRECISION_PAIRS 1000    /* back-to-back reads, as the library's check */
+#define NULL_RUNS 512
+#define BATCH_MAX 256
+#define SWITCH_CHECK_SHARE 20   /* a batch takes >= 20 times a switch check */
+
+/* The kept runs in run order: all of them while they fit, then every
+ * stride-th (the stride doubles each time the buffer fills up).  min, max
+ * and sum are over all of them. */
+struct kept {
+  long long *buf, cap, n, stride, seen, min, max;
+  double sum;
+};
+
+static void kept_init(struct kept *k, long long *buf, long long cap)
+{
+  k->buf = buf, k->cap = cap, k->n = 0, k->stride = 1, k->seen = 0, k->min = 0, k->max = 0;
+  k->sum = 0;
+}
+
+static void keep(struct kept *k, long long v)
+{
+  long long j = k->seen++, i;
+  if (j == 0 || v < k->min) k->min = v;
+  if (j == 0 || v > k->max) k->max = v;
+  k->sum += (double)v;
+  if (j % k->stride) return;
+  if (k->n == k->cap) { /* keeps runs 0, 2 stride, 4 stride...: j is one */
+    for (i = 0; 2 * i < k->n; i++) k->buf[i] = k->buf[2 * i];
+    k->n = (k->n + 1) / 2;
+    k->stride *= 2;
+    if (j % k->stride) return;
+  }
+  k->buf[k->n++] = v;
+}
+
+struct tally {
+  long long disturbed, batch_max;
+  unsigned int flags;
+};
+
+/* runs calls of fn(arg), each between c->start() and c->end(), in batches
+ * between two c->switches(); undisturbed runs go to k (if any) less
+ * overhead.  A batch is as short as keeps the switch check (switch_cost)
+ * under 1/SWITCH_CHECK_SHARE of it, judged by the previous batch's
+ * fastest run; the first batch is a single run. */
+static void run(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
+                long long runs, long long overhead, long long switch_cost, struct kept *k,
+                struct tally *t)
+{
+  long long ticks[BATCH_MAX], batch = 1, b, i, before, after, fastest, t0, t1;
+  unsigned char moved[BATCH_MAX];
+  unsigned int cpu0, cpu1;
+
+  while (runs > 0) {
+    b = runs < batch ? runs : batch;
+    before = c->switches();
+    for (i = 0; i < b; i++) {
+      t0 = c->start(&cpu0);
+      fn(arg);
+      t1 = c->end(&cpu1);
+      ticks[i] = t1 - t0;
+      moved[i] = cpu0 != cpu1;
+    }
+    after = c->switches();
+    if (after != before) t->flags |= CPUCYCLES_BENCH_SWITCHED;
+    fastest = ticks[0];
+    for (i = 0; i < b; i++) {
+      if (ticks[i] < fastest) fastest = ticks[i];
+      if (moved[i]) t->flags |= CPUCYCLES_BENCH_MIGRATED;
+      if (moved[i] || after != before) t->disturbed++;
+      else if (k) keep(k, ticks[i] - overhead);
+    }
+    if (b > t->batch_max) t->batch_max = b;
+    runs -= b;
+    batch = BATCH_MAX;
+    if (before >= 0 && fastest > 0 && SWITCH_CHECK_SHARE * switch_cost / fastest < BATCH_MAX)
+      batch = (SWITCH_CHECK_SHARE * switch_cost + fastest - 1) / fastest;
+    if (batch < 1) batch = 1;
+  }
+}
+
+/* The smallest nonzero difference of two back-to-back reads (0: the
+ * counter never moved), and the cost of a context-switch check. */
+static long long precision(const struct cpucycles_bench_clock *c)
+{
+  long long best = 0, d, i;
+  unsigned int cpu;
+  for (i = 0; i < PRECISION_PAIRS; i++) {
+    d = -c->start(&cpu);
+    d += c->end(&cpu);
+    if (d > 0 && (best == 0 || d < best)) best = d;
+  }
+  return best;
+}
+
+static long long switch_check_cost(const struct cpucycles_bench_clock *c)
+{
+  long long best = 0, d, i;
+  unsigned int cpu;
+  for (i = 0; i < 3; i++) {
+    d = -c->start(&cpu);
+    c->switches();
+    d += c->end(&cpu);
+    if (i == 0 || d < best) best = d;
+  }
+  return best > 0 ? best : 0;
+}
+
+/* The null benchmark's function.  Called through a volatile pointer, so
+ * the compiler calls it exactly as it calls the caller's fn. */
+static void empty_function(void *arg)
+{
+  (void)arg;
+  CPUCYCLES_COMPILER_BARRIER();
+}
+static void (*volatile null_function)(void *) = empty_function;
+
+/* Pinning the thread to the CPU it is on, and back. */
+struct pin {
+  int active;
+#if defined(__linux__)
+  cpu_set_t saved;
+#endif
+};
+
+static void pin_here(struct pin *p)
+{
+  p->active = 0;
+#if defined(__linux__)
+  {
+    int cpu = sched_getcpu();
+    cpu_set_t one;
+    if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof p->saved, &p->saved) != 0)
+      return;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    p->active = sched_setaffinity(0, sizeof one, &one) == 0;
+  }
+#endif
+}
+
+static void unpin(struct pin *p)
+{
+  (void)p;
+#if defined(__linux__)
+  if (p->active) sched_setaffinity(0, sizeof p->saved, &p->saved);
+#endif
+}
+
+int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
+                         const struct cpucycles_bench_options *o,
+                         struct cpucycles_bench_result *r)
+{
+  long long iterations = o && o->iterations ? o->iterations : DEFAULT_ITERATIONS;
+  long long warm_ups = o && o->warm_ups ? o->warm_ups : DEFAULT_WARM_UPS;
+  long long reservoir[CPUCYCLES_BENCH_RESERVOIR], nulls[NULL_RUNS], switch_cost;
+  struct kept k, kn;
+  struct tally t = {0, 0, 0}, ignored = {0, 0, 0};
+  struct cpucycles_bench_result null_stats;
+  struct pin p;
+  int saved_errno = errno;
+
+  if (!fn || !r || iterations < 0) {
+    errno = EINVAL;
+    return -1;
+  }
+  r->count = r->disturbed = r->min = r->max = r->overhead = r->precision = r->batch = 0;
+  r->mean = r->median = r->interquartile_mean = 0;
+  r->flags = c->flags;
+  p.active = 0;
+  if (o && o->pin) pin_here(&p);
+  if (p.active) r->flags |= CPUCYCLES_BENCH_PINNED;
+
+  r->precision = precision(c);
+  if (r->precision == 0) {
+    unpin(&p);
+    errno = ENOTSUP;
+    return -1;
+  }
+  switch_cost = switch_check_cost(c);
+
+  /* seeds/004's null benchmark: nothing between the reads but the call. */
+  kept_init(&kn, nulls, NULL_RUNS);
+  run(c, null_function, 0, NULL_RUNS, 0, switch_cost, &kn, &ignored);
+  null_stats.flags = 0;
+  if (kn.n > 0 && !(o && o->keep_overhead) &&
+      cpucycles_bench_statistics(kn.buf, kn.n, 0, &null_stats) == 0) {
+    r->overhead = (long long)(null_stats.median + (null_stats.median < 0 ? -0.5 : 0.5));
+    r->flags |= CPUCYCLES_BENCH_SUBTRACTED;
+  }
+
+  if (warm_ups > 0) run(c, fn, arg, warm_ups, 0, switch_cost, 0, &ignored);
+  if (o && o->samples) kept_init(&k, o->samples, iterations);
+  else kept_init(&k, reservoir, CPUCYCLES_BENCH_RESERVOIR);
+  run(c, fn, arg, iterations, r->overhead, switch_cost, &k, &t);
+  unpin(&p);
+
+  r->flags |= t.flags;
+  r->disturbed = t.disturbed;
+  r->batch = t.batch_max;
+  if (k.seen == 0) {
+    errno = EAGAIN;
+    return -1;
+  }
+  cpucycles_bench_statistics(k.buf, k.n, r->precision, r);
+  if (k.stride > 1) { /* the exact figures, over every kept run */
+    r->flags |= CPUCYCLES_BENCH_SAMPLED;
+    r->count = k.seen;
+    r->min = k.min;
+    r->max = k.max;
+    r->mean = k.sum / (double)k.seen;
+  }
+  errno = saved_errno;
+  return 0;
+}
