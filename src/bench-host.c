@@ -41,7 +41,7 @@ static long long thread_switches(void)
 
 /* Any counter: cpucycles() itself.  The barriers keep the compiler from
  * moving code across the reads; nothing keeps the CPU from doing so. */
-static long long plain_start(unsigned int *cpu)
+static long long plain_start(unsigned long long *cpu)
 {
   long long t;
   *cpu = current_cpu();
@@ -51,7 +51,7 @@ static long long plain_start(unsigned int *cpu)
   return t;
 }
 
-static long long plain_end(unsigned int *cpu)
+static long long plain_end(unsigned long long *cpu)
 {
   long long t;
   CPUCYCLES_COMPILER_BARRIER();
@@ -71,14 +71,32 @@ static long long plain_end(unsigned int *cpu)
  * an LFENCE follows, and fn cannot start before the start read.  (On
  * AMD, LFENCE holds later instructions back only once the kernel has set
  * DE_CFG[1], which Linux does as a Spectre mitigation.)  RDTSCP also
- * gives IA32_TSC_AUX, which Linux sets to (node << 12) | cpu: a run
- * whose two reads differ there migrated, at no extra cost. */
-static long long tscp_read(unsigned int *cpu)
+ * gives IA32_TSC_AUX, which Linux sets to (node << 12) | cpu, read at the
+ * very instant of the TSC; but nothing sets it under qemu-user, where it
+ * stays 0 on every CPU, so sched_getcpu() is compared too (outside the
+ * fences, so the bracket does not grow). */
+static long long rdtscp_lfence(unsigned int *aux)
 {
-  unsigned int lo, hi, aux;
-  __asm__ __volatile__("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux) : : "memory");
-  *cpu = aux + 1;
+  unsigned int lo, hi;
+  __asm__ __volatile__("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(*aux) : : "memory");
   return (long long)(((unsigned long long)hi << 32) | lo);
+}
+
+static long long tscp_start(unsigned long long *cpu)
+{
+  unsigned long long here = current_cpu();
+  unsigned int aux;
+  long long t = rdtscp_lfence(&aux);
+  *cpu = here << 32 | aux;
+  return t;
+}
+
+static long long tscp_end(unsigned long long *cpu)
+{
+  unsigned int aux;
+  long long t = rdtscp_lfence(&aux);
+  *cpu = (unsigned long long)current_cpu() << 32 | aux;
+  return t;
 }
 
 /* Without RDTSCP: RDTSC is ordered with nothing, so a fence on each side
@@ -91,13 +109,13 @@ static long long fenced_rdtsc(void)
   return (long long)(((unsigned long long)hi << 32) | lo);
 }
 
-static long long tsc_start(unsigned int *cpu)
+static long long tsc_start(unsigned long long *cpu)
 {
   *cpu = current_cpu();
   return fenced_rdtsc();
 }
 
-static long long tsc_end(unsigned int *cpu)
+static long long tsc_end(unsigned long long *cpu)
 {
   long long t = fenced_rdtsc();
   *cpu = current_cpu();
@@ -107,9 +125,9 @@ static long long tsc_end(unsigned int *cpu)
 /* CPUID says an instruction exists; a hypervisor may still refuse it. */
 struct probe {
   long long ticks;
-  unsigned int cpu;
+  unsigned int aux;
 };
-static void try_tscp(void *arg) { ((struct probe *)arg)->ticks = tscp_read(&((struct probe *)arg)->cpu); }
+static void try_tscp(void *arg) { ((struct probe *)arg)->ticks = rdtscp_lfence(&((struct probe *)arg)->aux); }
 static void try_lfence(void *arg) { ((struct probe *)arg)->ticks = fenced_rdtsc(); }
 
 /* Which TSC read works here: RDTSCP, LFENCE around RDTSC, or neither
@@ -143,7 +161,7 @@ static int tsc_clock(struct cpucycles_bench_clock *c)
   if (!(__get_cpuid(0x80000000, &max_ext, &b, &cx, &d) && max_ext >= 0x80000007 &&
         __get_cpuid(0x80000007, &a, &b, &cx, &d) && (d >> 8) & 1))
     c->flags |= CPUCYCLES_BENCH_TSC_NOT_INVARIANT;
-  if (how == TSC_RDTSCP) c->start = c->end = tscp_read;
+  if (how == TSC_RDTSCP) c->start = tscp_start, c->end = tscp_end;
   if (how == TSC_LFENCE) c->start = tsc_start, c->end = tsc_end;
   return how == TSC_RDTSCP || how == TSC_LFENCE;
 }

@@ -59,7 +59,7 @@ static void run(const struct cpucycles_bench_clock *c, void (*fn)(void *), void 
 {
   long long ticks[BATCH_MAX], batch = 1, b, i, before, after, fastest, t0, t1;
   unsigned char moved[BATCH_MAX];
-  unsigned int cpu0, cpu1;
+  unsigned long long cpu0, cpu1;
 
   while (runs > 0) {
     b = runs < batch ? runs : batch;
@@ -94,7 +94,7 @@ static void run(const struct cpucycles_bench_clock *c, void (*fn)(void *), void 
 static long long precision(const struct cpucycles_bench_clock *c)
 {
   long long best = 0, d, i;
-  unsigned int cpu;
+  unsigned long long cpu;
   for (i = 0; i < PRECISION_PAIRS; i++) {
     d = -c->start(&cpu);
     d += c->end(&cpu);
@@ -106,7 +106,7 @@ static long long precision(const struct cpucycles_bench_clock *c)
 static long long switch_check_cost(const struct cpucycles_bench_clock *c)
 {
   long long best = 0, d, i;
-  unsigned int cpu;
+  unsigned long long cpu;
   for (i = 0; i < 3; i++) {
     d = -c->start(&cpu);
     c->switches();

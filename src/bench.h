@@ -8,8 +8,8 @@
 struct cpucycles_bench_clock {
   /* The reads before and after a run, in cycles; each also sets *cpu to
    * a number that differs between CPUs (0 when unknown). */
-  long long (*start)(unsigned int *cpu);
-  long long (*end)(unsigned int *cpu);
+  long long (*start)(unsigned long long *cpu);
+  long long (*end)(unsigned long long *cpu);
   /* Context switches of this thread so far, or -1 when unknown. */
   long long (*switches)(void);
   unsigned int flags; /* what is known of the counter: UNFENCED, FREQ_*, ... */

@@ -111,9 +111,9 @@ static inline long long cpucycles(void)
  * of an empty function, i.e. the two reads and the call) is subtracted
  * from every run, so an empty fn measures 0, give or take the precision.
  * A run is excluded, and counted in disturbed, when it migrated to
- * another CPU (RDTSCP's CPU number, else sched_getcpu() before and after
- * it) or when the thread was switched out (getrusage(): voluntary plus
- * involuntary switches) during its batch.  The switches are read around
+ * another CPU (sched_getcpu() before and after it, and RDTSCP's CPU
+ * number where there is one) or when the thread was switched out
+ * (getrusage(): voluntary plus involuntary switches) during its batch.  The switches are read around
  * batches of runs, each as short as keeps the check under 1/20 of its
  * time: once fn takes 20 times as long as getrusage() (a fraction of a
  * microsecond), every run is checked on its own; result->batch is the

@@ -106,15 +106,15 @@ static void fixed_statistics(void)
  * the null overhead and the precision are FAKE_READ exactly. */
 #define FAKE_READ 30
 static long long fake_now, fake_switches, fake_calls;
-static unsigned int fake_cpu;
+static unsigned long long fake_cpu;
 static long long fake_read_cost = FAKE_READ;
 
-static long long fake_start(unsigned int *cpu)
+static long long fake_start(unsigned long long *cpu)
 {
   *cpu = fake_cpu;
   return fake_now;
 }
-static long long fake_end(unsigned int *cpu)
+static long long fake_end(unsigned long long *cpu)
 {
   fake_now += fake_read_cost;
   *cpu = fake_cpu;
