@@ -1,59 +1,207 @@
-/* bench - what a read costs, as ratios against the bare counter
- * instruction timed in the same run (the machine is shared and noisy, so
- * only same-run ratios mean anything).  Not a test: `make bench` runs it.
+/* bench - what cpucycles costs and how well it measures, each figure
+ * against a reference measured in the same run (the machine is shared and
+ * noisy: only same-run ratios mean anything).  Not a test: `make bench`.
  *
- *   first call        the one-time verification, in microseconds
- *   cpucycles()       the inline path, per call, / the bare read
- *   cpucycles_function()  the out-of-line entry, / the bare read */
+ *   reads          inline cpucycles(), the dispatched read (one indirect
+ *                  call, the path of programs that do not inline) and
+ *                  cpucycles_function(), each / the bare read, per round
+ *   first call     microseconds in fresh processes: the verified inline
+ *                  path, and a full run-time selection
+ *   probes         what configure's probes took (recorded by configure)
+ *   null           seeds/004's null benchmark: an empty region, raw and
+ *                  with the null overhead subtracted
+ *   loop           seeds/004's loop benchmark: a dec/jnz loop of l
+ *                  iterations, l = 10^3..10^6: cycles per iteration,
+ *                  spread, the harness's flags, and R^2 of a linear fit */
 #include "cpucycles.h"
 #include "cpucycles/default-monotonic.h"
+#include "decide.h"
+#include "table.h"
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-#define CALLS 2000000
-#define ROUNDS 7
+#define CALLS 1000000
+#define ROUNDS 9
+#define PROCESSES 21
 
 static volatile long long sink;
 
-#if defined(CPUCYCLES_FIXED_READ)
-static long long bare(void) { return CPUCYCLES_FIXED_READ(); }
-#endif
-
-/* Nanoseconds per call of f, best of ROUNDS: the least disturbed round. */
-#define TIME_PER_CALL(expr, out)                                            \
-  do {                                                                      \
-    int round_, i_;                                                         \
-    double best_ = 1e30;                                                    \
-    for (round_ = 0; round_ < ROUNDS; round_++) {                           \
-      long long t0_ = cpucycles_default_monotonic_read(), t1_;              \
-      for (i_ = 0; i_ < CALLS; i_++) sink = (expr);                         \
-      t1_ = cpucycles_default_monotonic_read();                             \
-      if ((double)(t1_ - t0_) / CALLS < best_) best_ = (double)(t1_ - t0_) / CALLS; \
-    }                                                                       \
-    (out) = best_;                                                          \
-  } while (0)
-
-int main(void)
+static long long bare(void)
 {
-  long long t0 = cpucycles_default_monotonic_read();
-  double inline_ns, function_ns;
-  sink = cpucycles();
-  printf("first call (verification): %.1f us, %s\n",
-         (double)(cpucycles_default_monotonic_read() - t0) / 1e3, cpucycles_implementation());
-
-  TIME_PER_CALL(cpucycles(), inline_ns);
-  TIME_PER_CALL(cpucycles_function(), function_ns);
 #if defined(CPUCYCLES_FIXED_READ)
-  {
-    double bare_ns;
-    TIME_PER_CALL(bare(), bare_ns);
-    printf("bare %s read:         %.2f ns  ratio 1.00\n", CPUCYCLES_CHOSEN, bare_ns);
-    printf("cpucycles() inline:        %.2f ns  ratio %.2f\n", inline_ns, inline_ns / bare_ns);
-    printf("cpucycles_function():      %.2f ns  ratio %.2f\n", function_ns, function_ns / bare_ns);
-  }
+  return CPUCYCLES_FIXED_READ();
 #else
-  printf("cpucycles() (no inline path in this build): %.2f ns\n", inline_ns);
-  printf("cpucycles_function():      %.2f ns  ratio %.2f to cpucycles()\n", function_ns,
-         function_ns / inline_ns);
+  return cpucycles_abi_read(); /* no inline read in this build */
 #endif
+}
+static long long inlined(void) { return cpucycles(); }
+static long long dispatched(void) { return cpucycles_abi_read(); }
+
+/* Nanoseconds per call of f over CALLS calls. */
+static double ns_per_call(long long (*f)(void))
+{
+  long long t0 = cpucycles_default_monotonic_read(), t1;
+  int i;
+  for (i = 0; i < CALLS; i++) sink = f();
+  t1 = cpucycles_default_monotonic_read();
+  return (double)(t1 - t0) / CALLS;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* min, median, max of n values (sorted in place) */
+static void print_spread(const char *what, double *v, int n, const char *unit)
+{
+  qsort(v, (size_t)n, sizeof v[0], compare_double);
+  printf("%-34s %9.3f %9.3f %9.3f  %s\n", what, v[0], v[n / 2], v[n - 1], unit);
+}
+
+/* The first call in a fresh process: this program again, with argv[1]. */
+static double child_us(const char *self, const char *mode)
+{
+  int fds[2], status;
+  char out[64] = {0};
+  ssize_t got;
+  pid_t pid;
+  if (pipe(fds) != 0) return -1;
+  pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    execl(self, self, mode, (char *)0);
+    _exit(127);
+  }
+  close(fds[1]);
+  got = read(fds[0], out, sizeof out - 1);
+  close(fds[0]);
+  waitpid(pid, &status, 0);
+  return got > 0 ? atof(out) : -1;
+}
+
+static int first_call_child(const char *mode)
+{
+  long long t0 = cpucycles_default_monotonic_read(), t1;
+  if (strcmp(mode, "--first-call") == 0) {
+    sink = cpucycles();
+  } else {
+    static struct cpucycles_decision d;
+    struct cpucycles_plan plan;
+    cpucycles_build_plan(&plan);
+    plan.fixed = -1; /* what a host unlike the build host does */
+    cpucycles_decide(cpucycles_table, cpucycles_table_size, &plan, "/etc/cpucyclespersecond",
+                     getenv("cpucyclespersecond"), &d);
+  }
+  t1 = cpucycles_default_monotonic_read();
+  printf("%.2f\n", (double)(t1 - t0) / 1e3);
+  return 0;
+}
+
+static void empty(void *arg) { (void)arg; }
+
+/* seeds/004's loop: l iterations of a decrement and a branch, which the
+ * compiler must not remove or unroll. */
+static void loop(void *arg)
+{
+  long l = *(long *)arg;
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  __asm__ __volatile__("1: dec %0\n\tjnz 1b" : "+r"(l) : : "cc");
+#else
+  volatile long i;
+  for (i = 0; i < l; i++) {
+  }
+#endif
+}
+
+static void print_flags(unsigned int flags)
+{
+  unsigned int bit;
+  for (bit = 1; bit; bit <<= 1)
+    if ((flags & bit) && cpucycles_bench_flag_name(bit)) printf(" %s", cpucycles_bench_flag_name(bit));
+}
+
+int main(int argc, char **argv)
+{
+  double r_inline[ROUNDS], r_dispatch[ROUNDS], r_function[ROUNDS], bare_ns[ROUNDS];
+  double first[PROCESSES], reselect[PROCESSES];
+  struct cpucycles_bench_options o;
+  struct cpucycles_bench_result res;
+  double xs[4], ys[4], sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
+  long lengths[4] = {1000, 10000, 100000, 1000000};
+  int i, round;
+  FILE *probes;
+
+  if (argc > 1) return first_call_child(argv[1]);
+  sink = cpucycles();
+  printf("cpucycles %s, %s (%s), %lld cycles/s\n", cpucycles_version(),
+         cpucycles_implementation(), CPUCYCLES_FIXED ? "build's counter inlined if verified" : "no inline path",
+         cpucycles_persecond());
+  printf("%-34s %9s %9s %9s\n", "what", "min", "median", "max");
+
+  for (round = 0; round < ROUNDS; round++) {
+    double b = ns_per_call(bare);
+    bare_ns[round] = b;
+    r_inline[round] = ns_per_call(inlined) / b;
+    r_dispatch[round] = ns_per_call(dispatched) / b;
+    r_function[round] = ns_per_call(cpucycles_function) / b;
+  }
+  print_spread("bare read", bare_ns, ROUNDS, "ns");
+  print_spread("inline cpucycles() / bare", r_inline, ROUNDS, "ratio");
+  print_spread("dispatched read / bare", r_dispatch, ROUNDS, "ratio");
+  print_spread("cpucycles_function() / bare", r_function, ROUNDS, "ratio");
+
+  for (i = 0; i < PROCESSES; i++) {
+    first[i] = child_us(argv[0], "--first-call");
+    reselect[i] = child_us(argv[0], "--reselect");
+  }
+  print_spread("first call, verified path", first, PROCESSES, "us (fresh processes)");
+  print_spread("first call, run-time selection", reselect, PROCESSES, "us (fresh processes)");
+
+  probes = fopen("cpucycles-probe-time.txt", "r");
+  if (probes) {
+    double s = 0;
+    if (fscanf(probes, "%lf", &s) == 1) printf("%-34s %9s %9.3f %9s  s (this build's configure)\n", "configure's probes", "", s, "");
+    fclose(probes);
+  }
+
+  memset(&o, 0, sizeof o);
+  o.iterations = 10000;
+  o.keep_overhead = 1;
+  if (cpucycles_bench(empty, 0, &o, &res) == 0)
+    printf("%-34s %9lld %9.1f %9lld  cycles (precision %lld)\n", "null benchmark, raw", res.min,
+           res.median, res.max, res.precision);
+  o.keep_overhead = 0;
+  if (cpucycles_bench(empty, 0, &o, &res) == 0) {
+    printf("%-34s %9lld %9.1f %9lld  cycles, overhead %lld subtracted;", "null benchmark, subtracted",
+           res.min, res.median, res.max, res.overhead);
+    print_flags(res.flags);
+    printf("\n");
+  }
+
+  for (i = 0; i < 4; i++) {
+    o.iterations = lengths[i] >= 100000 ? 101 : 1001;
+    if (cpucycles_bench(loop, &lengths[i], &o, &res) != 0) continue;
+    xs[i] = (double)lengths[i];
+    ys[i] = res.median;
+    printf("loop l=%-8ld %19.3f %9.3f %9.3f  cycles/iteration (min, median, max);", lengths[i],
+           (double)res.min / lengths[i], res.median / lengths[i], (double)res.max / lengths[i]);
+    print_flags(res.flags);
+    printf("\n");
+    sx += xs[i];
+    sy += ys[i];
+    sxx += xs[i] * xs[i];
+    sxy += xs[i] * ys[i];
+    syy += ys[i] * ys[i];
+  }
+  {
+    double n = 4, cov = sxy - sx * sy / n, vx = sxx - sx * sx / n, vy = syy - sy * sy / n;
+    printf("loop fit: %.4f cycles/iteration + %.0f, R^2 %.6f\n", cov / vx, (sy - cov / vx * sx) / n,
+           cov * cov / (vx * vy));
+  }
   return 0;
 }
