@@ -8,8 +8,12 @@
 #   own rule (probes/choose.c running cpucycles_choose), honours
 #   --with-counter=NAME and --disable-fixed-counter, and sets what
 #   src/cpucycles-config.h.in substitutes:
-#     CPUCYCLES_CHOSEN, CPUCYCLES_CHOSEN_ID, CPUCYCLES_CHOSEN_UID  name forms
-#     CPUCYCLES_FIXED           1 when cpucycles() inlines the chosen counter
+#     CPUCYCLES_CHOSEN          the chosen counter's name (empty: none)
+#     CPUCYCLES_FIXED           1 when the library tries the chosen counter
+#                               first (and cpucycles() inlines it if it can)
+#     CPUCYCLES_INLINE_INCLUDE, CPUCYCLES_INLINE_READ  whole lines: the
+#                               counter file and its read when inlined,
+#                               else a comment saying why not
 #     CPUCYCLES_FIXED_PRECISION, CPUCYCLES_FIXED_SCALE, CPUCYCLES_FIXED_SCALED
 #     CPUCYCLES_BUILD_PERSECOND, CPUCYCLES_BUILD_FINGERPRINT
 #     cpucycles_table (AC_SUBST_FILE): the table of every probe's result.
@@ -112,8 +116,16 @@ CPUCYCLES_CHOSEN=$cpucycles_chosen
 AS_IF([test -n "$cpucycles_chosen"],
   [CPUCYCLES_INLINE_ID=`printf '%s' "$cpucycles_chosen" | cksum | awk '{ print $[]1 % 2147483647 + 1 }'`],
   [CPUCYCLES_INLINE_ID=0])
-CPUCYCLES_CHOSEN_ID=$cpucycles_chosen_id
-CPUCYCLES_CHOSEN_UID=$cpucycles_chosen_uid
+# Whole lines of the header: the counter file and its read when
+# cpucycles() inlines it, else a comment that says why not (and no
+# #include at all).
+AS_IF([test "$CPUCYCLES_FIXED" = 1 && test "x$cpucycles_inline" = x1],
+  [CPUCYCLES_INLINE_INCLUDE="@%:@include \"cpucycles/$cpucycles_chosen.h\""
+   CPUCYCLES_INLINE_READ="@%:@if defined(CPUCYCLES_HAVE_$cpucycles_chosen_uid)
+@%:@define CPUCYCLES_FIXED_READ() cpucycles_${cpucycles_chosen_id}_read()
+@%:@endif"],
+  [CPUCYCLES_INLINE_INCLUDE="/* Nothing is inlined: $cpucycles_inline_why. */"
+   CPUCYCLES_INLINE_READ=])
 CPUCYCLES_FIXED_PRECISION=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [precision])
 CPUCYCLES_FIXED_SCALE=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [scale])
 cpucycles_hz=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [hz])
@@ -145,8 +157,8 @@ AS_ECHO(["  /* end of table */"]) >> $cpucycles_table
 AC_SUBST_FILE([cpucycles_table])
 
 AC_SUBST([CPUCYCLES_CHOSEN])
-AC_SUBST([CPUCYCLES_CHOSEN_ID])
-AC_SUBST([CPUCYCLES_CHOSEN_UID])
+AC_SUBST([CPUCYCLES_INLINE_INCLUDE])
+AC_SUBST([CPUCYCLES_INLINE_READ])
 AC_SUBST([CPUCYCLES_FIXED])
 AC_SUBST([CPUCYCLES_INLINE_ID])
 AC_SUBST([CPUCYCLES_FIXED_PRECISION])
