@@ -15,7 +15,8 @@
  * A scaled counter also sets s->nominal_hz, the rate it ticks at.
  *
  * Beside CPUCYCLES_HAVE_<ID>, a counter file states what else is true of it
- * (<ID> is the identifier in capitals), each only when it is:
+ * (<ID> is the identifier in capitals), each only when it is, the first
+ * two defined to 1 (probes/probe.c tests LIBRARY_READ with #if):
  *   CPUCYCLES_<ID>_LIBRARY_READ  its read cannot be inlined in a program
  *                                (state the library owns): cpucycles()
  *                                calls the library for it;
