@@ -8,13 +8,19 @@
 #   own rule (probes/choose.c running cpucycles_choose), honours
 #   --with-counter=NAME and --disable-fixed-counter, and sets what
 #   src/cpucycles-config.h.in substitutes:
-#     CPUCYCLES_CHOSEN, CPUCYCLES_CHOSEN_ID, CPUCYCLES_CHOSEN_UID  name forms
-#     CPUCYCLES_FIXED           1 when cpucycles() inlines the chosen counter
+#     CPUCYCLES_CHOSEN          the chosen counter's name (empty: none)
+#     CPUCYCLES_FIXED           1 when the library tries the chosen counter
+#                               first (and cpucycles() inlines it if it can)
+#     CPUCYCLES_INLINE_INCLUDE, CPUCYCLES_INLINE_READ  whole lines: the
+#                               counter file and its read when inlined,
+#                               else a comment saying why not
 #     CPUCYCLES_FIXED_PRECISION, CPUCYCLES_FIXED_SCALE, CPUCYCLES_FIXED_SCALED
 #     CPUCYCLES_BUILD_PERSECOND, CPUCYCLES_BUILD_FINGERPRINT
 #     cpucycles_table (AC_SUBST_FILE): the table of every probe's result.
 #   Everything substituted comes from results, a fingerprint and names that
 #   passed the checks of m4/cpucycles_validate.m4, or is sanitised there.
+#   Every fact about a counter (inline, scaled, kind) is what its probe
+#   printed (probes/probe.c); nothing here knows one counter or kind.
 
 AC_DEFUN([CPUCYCLES_CHOOSE], [
 AC_REQUIRE([CPUCYCLES_HOST_FINGERPRINT])
@@ -76,17 +82,33 @@ AS_IF([test "x$with_counter" != xauto],
         [AC_MSG_FAILURE([the choice program (probes/choose.c) printed '$cpucycles_chosen', not one of:$cpucycles_for_target])])])
    cpucycles_how="best precision"])
 
+# What the chosen counter's probe printed: whether cpucycles() can inline
+# it, whether it is scaled, its figures (empty when it was not probed).
+cpucycles_result=
+cpucycles_chosen_id=`AS_ECHO(["$cpucycles_chosen"]) | tr - _`
+cpucycles_chosen_uid=`AS_ECHO(["$cpucycles_chosen_id"]) | tr a-z A-Z`
+AS_IF([test -n "$cpucycles_chosen"], [eval "cpucycles_result=\$cpucycles_cv_counter_$cpucycles_chosen_id"])
+cpucycles_inline=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [inline])
+cpucycles_scaled=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [scaled])
+
 AS_IF([test -z "$cpucycles_chosen"],
   [CPUCYCLES_FIXED=0
+   cpucycles_inline_why="no counter was chosen (no probe could run); the library chooses at run time"
    AC_MSG_RESULT([none now: chosen at run time (no probe could run)])],
   [test "x$enable_fixed_counter" = xno],
   [CPUCYCLES_FIXED=0
+   cpucycles_inline_why="--disable-fixed-counter; the library chooses at run time"
    AC_MSG_RESULT([$cpucycles_chosen ($cpucycles_how), but not inlined: --disable-fixed-counter])],
-  [grep "define CPUCYCLES_[]AS_TR_CPP([$cpucycles_chosen])_LIBRARY_READ" "$srcdir/src/cpucycles/$cpucycles_chosen.h" >/dev/null 2>&1],
+  [test "x$cpucycles_inline" = x1],
   [CPUCYCLES_FIXED=1
+   AC_MSG_RESULT([$cpucycles_chosen ($cpucycles_how), inlined in cpucycles()])],
+  [test "x$cpucycles_inline" = x0],
+  [CPUCYCLES_FIXED=1
+   cpucycles_inline_why="$cpucycles_chosen is read through the library (CPUCYCLES_${cpucycles_chosen_uid}_LIBRARY_READ)"
    AC_MSG_RESULT([$cpucycles_chosen ($cpucycles_how), read through the library (not inlined)])],
   [CPUCYCLES_FIXED=1
-   AC_MSG_RESULT([$cpucycles_chosen ($cpucycles_how), inlined in cpucycles()])])
+   cpucycles_inline_why="$cpucycles_chosen was not probed, so it is read through the library"
+   AC_MSG_RESULT([$cpucycles_chosen ($cpucycles_how), read through the library (not probed, so not inlined)])])
 
 CPUCYCLES_CHOSEN=$cpucycles_chosen
 # The counter's id for the inline path: its name's CRC (POSIX cksum), in
@@ -94,21 +116,26 @@ CPUCYCLES_CHOSEN=$cpucycles_chosen
 AS_IF([test -n "$cpucycles_chosen"],
   [CPUCYCLES_INLINE_ID=`printf '%s' "$cpucycles_chosen" | cksum | awk '{ print $[]1 % 2147483647 + 1 }'`],
   [CPUCYCLES_INLINE_ID=0])
-CPUCYCLES_CHOSEN_ID=`AS_ECHO(["$cpucycles_chosen"]) | tr - _`
-CPUCYCLES_CHOSEN_UID=`AS_ECHO(["$CPUCYCLES_CHOSEN_ID"]) | tr a-z A-Z`
-cpucycles_result=
-AS_IF([test -n "$cpucycles_chosen"], [eval "cpucycles_result=\$cpucycles_cv_counter_$CPUCYCLES_CHOSEN_ID"])
+# Whole lines of the header: the counter file and its read when
+# cpucycles() inlines it, else a comment that says why not (and no
+# #include at all).
+AS_IF([test "$CPUCYCLES_FIXED" = 1 && test "x$cpucycles_inline" = x1],
+  [CPUCYCLES_INLINE_INCLUDE="@%:@include \"cpucycles/$cpucycles_chosen.h\""
+   CPUCYCLES_INLINE_READ="@%:@if defined(CPUCYCLES_HAVE_$cpucycles_chosen_uid)
+@%:@define CPUCYCLES_FIXED_READ() cpucycles_${cpucycles_chosen_id}_read()
+@%:@endif"],
+  [CPUCYCLES_INLINE_INCLUDE="/* Nothing is inlined: $cpucycles_inline_why. */"
+   CPUCYCLES_INLINE_READ=])
 CPUCYCLES_FIXED_PRECISION=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [precision])
 CPUCYCLES_FIXED_SCALE=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [scale])
-cpucycles_kind=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [kind])
 cpucycles_hz=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [hz])
 CPUCYCLES_BUILD_PERSECOND=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [persecond])
 : "${CPUCYCLES_FIXED_PRECISION:=0}" "${CPUCYCLES_FIXED_SCALE:=1}" "${CPUCYCLES_BUILD_PERSECOND:=0}"
 # A counter that counts cycles unscaled defines the CPU frequency by its own
 # rate; a scaled one was scaled by the OS's estimate, which is kept.
-AS_CASE([$cpucycles_kind], [1|2|4],
+AS_IF([test "x$cpucycles_scaled" = x0],
   [CPUCYCLES_BUILD_PERSECOND=`AS_ECHO(["$cpucycles_hz"]) | awk '{ printf "%.0f", $[]1 }'`])
-AS_CASE([$cpucycles_kind], [3|5], [CPUCYCLES_FIXED_SCALED=1], [CPUCYCLES_FIXED_SCALED=0])
+AS_IF([test "x$cpucycles_scaled" = x1], [CPUCYCLES_FIXED_SCALED=1], [CPUCYCLES_FIXED_SCALED=0])
 CPUCYCLES_BUILD_FINGERPRINT=$cpucycles_cv_fingerprint
 
 # The table of every probe's result, one X(...) line per counter.
@@ -130,8 +157,8 @@ AS_ECHO(["  /* end of table */"]) >> $cpucycles_table
 AC_SUBST_FILE([cpucycles_table])
 
 AC_SUBST([CPUCYCLES_CHOSEN])
-AC_SUBST([CPUCYCLES_CHOSEN_ID])
-AC_SUBST([CPUCYCLES_CHOSEN_UID])
+AC_SUBST([CPUCYCLES_INLINE_INCLUDE])
+AC_SUBST([CPUCYCLES_INLINE_READ])
 AC_SUBST([CPUCYCLES_FIXED])
 AC_SUBST([CPUCYCLES_INLINE_ID])
 AC_SUBST([CPUCYCLES_FIXED_PRECISION])

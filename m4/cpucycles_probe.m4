@@ -116,6 +116,7 @@ AC_CACHE_VAL([cpucycles_cv_counter_]_cpucycles_id, [
     [_CPUCYCLES_RUN_PROBE([AC_LANG_SOURCE([[
 #define CPUCYCLES_PROBE_HEADER "cpucycles/$1.h"
 #define CPUCYCLES_PROBE_ID ]]_cpucycles_id[[
+#define CPUCYCLES_PROBE_UID ]]m4_toupper(_cpucycles_id)[[
 #include "probes/probe.c"
 ]])],
     [cpucycles_cv_counter_[]_cpucycles_id=`cat conftest.out`],
@@ -145,28 +146,30 @@ m4_popdef([_cpucycles_id])
 
 # CPUCYCLES_RESULT_FIELD(RESULT, FIELD)
 # -------------------------------------
-# The value of FIELD=value in a probe result, or empty.
+# The value of FIELD=value in a probe result, or empty.  Not for kindname,
+# whose value may hold spaces: CPUCYCLES_RESULT_KINDNAME.
 AC_DEFUN([CPUCYCLES_RESULT_FIELD],
 [`AS_ECHO(["$1"]) | sed -n 's/.* $2=\([[^ ]]*\).*/\1/p'`])
+
+# CPUCYCLES_RESULT_KINDNAME(RESULT)
+# ---------------------------------
+# The kind's name for people in a probe result (the rest of the line after
+# kindname=, the last field), or empty.
+AC_DEFUN([CPUCYCLES_RESULT_KINDNAME],
+[`AS_ECHO(["$1"]) | sed -n 's/.* kindname=//p'`])
 
 # CPUCYCLES_DESCRIBE_RESULT(RESULT)
 # ---------------------------------
 # Sets cpucycles_description to the human form of a probe result, one
-# that passed CPUCYCLES_VALIDATE_RESULT.
+# that passed CPUCYCLES_VALIDATE_RESULT: what the probe printed (the kind's
+# name is the library's own, cpucycles_kind_name), in words.
 AC_DEFUN([CPUCYCLES_DESCRIBE_RESULT], [
 cpucycles_result="$1"
 AS_CASE([$cpucycles_result],
   [yes*],
   [cpucycles_precision=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [precision])
    cpucycles_hz=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [hz])
-   cpucycles_kind=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [kind])
-   AS_CASE([$cpucycles_kind],
-     [1], [cpucycles_kind_name=on-core],
-     [2], [cpucycles_kind_name=off-core],
-     [3], [cpucycles_kind_name="off-core, scaled"],
-     [4], [cpucycles_kind_name="system call"],
-     [5], [cpucycles_kind_name="OS clock, scaled"],
-     [cpucycles_kind_name="kind $cpucycles_kind"])
+   cpucycles_kind_name=CPUCYCLES_RESULT_KINDNAME([$cpucycles_result])
    cpucycles_mhz=`AS_ECHO(["$cpucycles_hz"]) | awk '{ printf "%.0f", $[]1 / 1e6 }'`
    cpucycles_description="yes, precision $cpucycles_precision, $cpucycles_mhz MHz, $cpucycles_kind_name"],
   [cpucycles_description=CPUCYCLES_SANITIZE_TEXT([$cpucycles_result])

@@ -22,11 +22,13 @@
 # ----------------------
 # What a probe result looks like, for error messages (probes/probe.c).
 m4_define([_CPUCYCLES_RESULT_FORM],
-[[a probe result is 'yes precision=P hz=H kind=K nominal=N scale=C persecond=S'
-  (P an integer in 1..999999999, K in 1..5, N >= 0, C in (0, 2^31) in decimal
-  or exponent form as %.17g prints it, S an integer; H, and S unless it is 0,
-  in 1000000..100000000000, that is 1 MHz..100 GHz), or 'no REASON', or
-  'unknown REASON']])
+[[a probe result is 'yes precision=P hz=H kind=K nominal=N scale=C persecond=S
+  penalty=Y scaled=B inline=B kindname=NAME' (P an integer in 1..999999999,
+  K in 1..5, N >= 0, C in (0, 2^31) in decimal or exponent form as %.17g
+  prints it, S an integer; H, and S unless it is 0, in
+  1000000..100000000000, that is 1 MHz..100 GHz; Y an integer in
+  0..999999999, each B 0 or 1, NAME letters, digits, spaces, '-' and ','),
+  or 'no REASON', or 'unknown REASON']])
 
 # _CPUCYCLES_CHECK_RESULT_FN
 # --------------------------
@@ -34,10 +36,13 @@ m4_define([_CPUCYCLES_RESULT_FORM],
 # reads one probe result on standard input and prints what is wrong with
 # it, or nothing when it is valid.  The numbers become C literals in the
 # header, so they have no leading zeros (which would make them octal).
-# OS clocks and other scaled counters (kinds 3 and 5) tick at a stated
-# rate that the probe times against CLOCK_MONOTONIC, good to a few 1e-4:
-# gettimeofday's 1 MHz often reads 9999xx, so for them hz may be up to 1%
-# under 1 MHz.  (No awk index() or substr() here: m4 would expand them.)
+# Scaled counters (scaled=1: OS clocks and other clocks at a stated rate)
+# tick at a stated rate that the probe times against CLOCK_MONOTONIC, good
+# to a few 1e-4: gettimeofday's 1 MHz often reads 9999xx, so for them hz
+# may be up to 1% under 1 MHz.  kindname, the last field, is the rest of
+# the line: words for people, without '=' or anything a shell or a C
+# string would take specially.  (No awk index() or substr() here: m4
+# would expand them.)
 AC_DEFUN([_CPUCYCLES_CHECK_RESULT_FN], [
 AC_REQUIRE([AC_PROG_AWK])
 AS_REQUIRE_SHELL_FN([cpucycles_fn_check_result],
@@ -56,12 +61,14 @@ END {
   if (line !~ /^yes( |$)/) {
     print "it does not start with yes, no or unknown"; exit
   }
-  if (line !~ /^yes precision=[[^ ]]+ hz=[[^ ]]+ kind=[[^ ]]+ nominal=[[^ ]]+ scale=[[^ ]]+ persecond=[[^ ]]+$/) {
-    print "its fields are not precision=, hz=, kind=, nominal=, scale=, persecond=, in that order and one space apart"
+  if (line !~ /^yes precision=[[^ ]]+ hz=[[^ ]]+ kind=[[^ ]]+ nominal=[[^ ]]+ scale=[[^ ]]+ persecond=[[^ ]]+ penalty=[[^ ]]+ scaled=[[^ ]]+ inline=[[^ ]]+ kindname=[[^ ]].*$/) {
+    print "its fields are not precision=, hz=, kind=, nominal=, scale=, persecond=, penalty=, scaled=, inline=, kindname=, in that order and one space apart"
     exit
   }
-  split(line, f, " ")
-  for (i = 2; i <= 7; i++) {
+  v[["kindname"]] = line; sub(/^.* kindname=/, "", v[["kindname"]])
+  fields = line; sub(/ kindname=.*$/, "", fields)
+  split(fields, f, " ")
+  for (i = 2; i <= 10; i++) {
     name = f[[i]]; sub(/=.*/, "", name)
     value = f[[i]]; sub(/^[[^=]]*=/, "", value)
     v[[name]] = value
@@ -76,8 +83,14 @@ END {
   if (v[["scale"]] !~ num || v[["scale"]] + 0 <= 0 || v[["scale"]] + 0 >= 2147483648)
     bad("scale", "a number in (0, 2^31)")
   if (v[["persecond"]] !~ /^(0|-?[[1-9]][[0-9]]*)$/) bad("persecond", "an integer (without leading zeros)")
+  if (v[["penalty"]] !~ /^(0|[[1-9]][[0-9]]*)$/ || length(v[["penalty"]]) > 9)
+    bad("penalty", "an integer in 0..999999999")
+  if (v[["scaled"]] !~ /^[[01]]$/) bad("scaled", "0 or 1")
+  if (v[["inline"]] !~ /^[[01]]$/) bad("inline", "0 or 1")
+  if (v[["kindname"]] !~ /^[[A-Za-z0-9]]([[-A-Za-z0-9 ,]]*[[A-Za-z0-9]])?$/ || length(v[["kindname"]]) > 40)
+    bad("kindname", "up to 40 letters, digits, spaces, - and , (starting and ending with a letter or digit)")
   if (problem == "") {
-    low = (v[["kind"]] == 3 || v[["kind"]] == 5) ? 990000 : 1000000
+    low = v[["scaled"]] == 1 ? 990000 : 1000000
     if (v[["hz"]] + 0 < low || v[["hz"]] + 0 > 100000000000)
       bad("hz", "in 1000000..100000000000 (1 MHz..100 GHz)")
     else if (v[["persecond"]] != "0" &&
@@ -92,9 +105,9 @@ END {
 # -------------------------------------------------
 # Checks the probe result in the shell variable VARIABLE (a literal name,
 # e.g. cpucycles_cv_counter_amd64_tsc): exactly 'yes precision=P hz=H
-# kind=K nominal=N scale=C persecond=S' with valid numbers, or 'no REASON'
-# or 'unknown REASON' (the REASON is sanitised where it is used, see
-# CPUCYCLES_SANITIZE_TEXT).  When it is not, runs IF-INVALID with
+# kind=K nominal=N scale=C persecond=S penalty=Y scaled=B inline=B
+# kindname=NAME' with valid values, or 'no REASON' or 'unknown REASON'
+# (the REASON is sanitised where it is used, see CPUCYCLES_SANITIZE_TEXT).  When it is not, runs IF-INVALID with
 # $cpucycles_problem saying why; the default is an error that names
 # VARIABLE, shows its value and the accepted form.
 AC_DEFUN([CPUCYCLES_VALIDATE_RESULT], [

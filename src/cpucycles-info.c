@@ -46,7 +46,8 @@ static const char *build_path(void)
 #if defined(CPUCYCLES_FIXED_READ)
   return ", inlined in cpucycles()";
 #else
-  return ", read through the library (a 32-bit counter extended to 64 bits, or per-thread perf events)";
+  return ", read through the library (a 32-bit counter extended to 64 bits, per-thread perf events, "
+         "state only the library has, or a counter configure could not probe)";
 #endif
 }
 

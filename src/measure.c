@@ -33,11 +33,16 @@ const char *cpucycles_kind_name(int kind)
   }
 }
 
+int cpucycles_kind_scaled(int kind)
+{
+  return kind == CPUCYCLES_KIND_SCALED || kind == CPUCYCLES_KIND_OSCLOCK;
+}
+
 double cpucycles_scale_for(int kind, double nominal_hz, long long persecond)
 {
   double ratio;
   int den;
-  if (kind != CPUCYCLES_KIND_SCALED && kind != CPUCYCLES_KIND_OSCLOCK) return 1;
+  if (!cpucycles_kind_scaled(kind)) return 1;
   if (nominal_hz <= 0) return 0;
   ratio = (double)persecond / nominal_hz;
   /* OS clocks have a fixed resolution and are always kept. */

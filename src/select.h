@@ -31,6 +31,9 @@ static inline long long cpucycles_round(double x) { return (long long)(x + 0.5);
 long long cpucycles_kind_penalty(int kind);
 /* "on-core", "off-core", ... for people. */
 const char *cpucycles_kind_name(int kind);
+/* 1 when a counter of this kind ticks at its own rate and is scaled to
+ * cycles by the CPU frequency estimate (cpucycles_scale_for), else 0. */
+int cpucycles_kind_scaled(int kind);
 
 /* Sets up and measures one counter, all under the fault guard.  persecond
  * is the CPU frequency estimate used to scale scaled kinds.  When

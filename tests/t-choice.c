@@ -2,7 +2,8 @@
  *
  * Runs the library's full run-time selection (the code the fallback uses)
  * here and compares it with what configure chose, and checks that the
- * library's table is in configure's order, which breaks ties. */
+ * library's table is in configure's order, which breaks ties, and ends
+ * with the last resort. */
 #include "cpucycles.h"
 #include "decide.h"
 #include "table.h"
@@ -22,7 +23,7 @@ int main(void)
   struct cpucycles_result results[CPUCYCLES_MAX_COUNTERS];
   int i, j, in_order = 1, chosen;
 
-  tap_plan(3);
+  tap_plan(4);
   /* Every counter of the library is in configure's list, in its order. */
   for (i = 0, j = 0; i < cpucycles_table_size; i++) {
     while (j < NBUILD && strcmp(build_order[j], cpucycles_table[i].name) != 0) j++;
@@ -33,6 +34,11 @@ int main(void)
     }
   }
   tap_ok(in_order, "the library's counters are in configure's order");
+  /* The choice falls back on the last counter: it must be the last resort
+   * (the list in m4/cpucycles_counters.m4 keeps it last). */
+  tap_ok(cpucycles_table[cpucycles_table_size - 1].kind == CPUCYCLES_KIND_NONE,
+         "the library's last counter, %s, is the last resort",
+         cpucycles_table[cpucycles_table_size - 1].name);
 
   if (!d->host_matches || CPUCYCLES_CHOSEN[0] == 0) {
     tap_skip("run-time choice equals configure's", "not the build host");

@@ -12,7 +12,7 @@ n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 notok() { n=$((n + 1)); echo "not ok $n - $*"; }
 
-echo "1..7"
+echo "1..9"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-configure.XXXXXX") || exit 1
 trap 'chmod -R u+w "$scratch" 2>/dev/null; rm -rf "$scratch"' EXIT
 
@@ -65,8 +65,15 @@ refuses() {
 }
 
 var=cpucycles_cv_counter_amd64_tsc
-run hz5 $var "$@" "$var=yes precision=120 hz=5 kind=2 nominal=0 scale=1 persecond=5"
-refuses "configure refuses a preset result with hz=5 and persecond=5" "error: .*$var"
+good="precision=120 hz=2600000000 kind=2 nominal=0 scale=1 persecond=2600000000 penalty=100 scaled=0 inline=1 kindname=off-core"
+run hz5 $var "$@" "$var=yes precision=120 hz=5 kind=2 nominal=0 scale=1 persecond=5 penalty=100 scaled=0 inline=1 kindname=off-core"
+refuses "configure refuses a preset result with hz=5 and persecond=5" "error: .*$var.*hz=5 is not"
+
+run scaled2 $var "$@" "$var=yes $(echo "$good" | sed 's/scaled=0/scaled=2/')"
+refuses "configure refuses a preset result with scaled=2" "error: .*$var.*scaled=2 is not"
+
+run kindname $var "$@" "$var=yes $good\"; echo"
+refuses "configure refuses a preset kindname with a quote and a semicolon" "error: .*$var.*kindname=.* is not"
 
 run missing $var "$@" "$var=yes precision=5"
 refuses "configure refuses a preset result with fields missing" "error: .*$var"

@@ -90,28 +90,22 @@ else
   fi
 fi
 
-# Which instruction the chosen counter's read is.
+# Which instruction the chosen counter's read is: its installed file says
+# so (CPUCYCLES_<ID>_INSTRUCTION), when its read is one inline instruction.
 chosen=$(sed -n 's/^#define CPUCYCLES_CHOSEN "\(.*\)"/\1/p' "$inc/cpucycles-config.h")
 fixed=$(sed -n 's/^#define CPUCYCLES_FIXED \([01]\)$/\1/p' "$inc/cpucycles-config.h")
-case $chosen in
-  amd64-tsc|x86-tsc) insn=rdtsc ;;
-  amd64-tscp) insn=rdtscp ;;
-  amd64-pmc) insn=rdpmc ;;
-  arm64-vct) insn=cntvct_el0 ;;
-  arm64-pmc) insn=pmccntr_el0 ;;
-  riscv64-rdcycle|riscv32-rdcycle) insn=rdcycle ;;
-  riscv64-rdtime) insn=rdtime ;;
-  ppc64-mftb|ppc32-mftb) insn=mftb ;;
-  s390x-stckf) insn=stckf ;;
-  sparc64-rdtick) insn=tick ;;
-  loong64-rdtime) insn=rdtime.d ;;
-  *) insn= ;;
-esac
+insn=
+if [ -n "$chosen" ]; then
+  uid=$(echo "$chosen" | tr a-z- A-Z_)
+  insn=$(sed -n "s/^#define CPUCYCLES_${uid}_INSTRUCTION \"\([^\"]*\)\".*/\1/p" "$inc/cpucycles/$chosen.h")
+fi
 OBJDUMP=${OBJDUMP:-objdump}
 if [ "$fixed" != 1 ]; then
   skip "the counter's instruction is inline in the user's code" "no fixed counter in this build"
+elif ! grep -q '^#define CPUCYCLES_FIXED_READ' "$inc/cpucycles-config.h"; then
+  skip "the counter's instruction is inline in the user's code" "$chosen is read through the library"
 elif [ -z "$insn" ]; then
-  skip "the counter's instruction is inline in the user's code" "$chosen is not a single instruction"
+  skip "the counter's instruction is inline in the user's code" "$chosen is not a single instruction (its file names none)"
 elif ! command -v "$OBJDUMP" >/dev/null 2>&1; then
   skip "the counter's instruction is inline in the user's code" "no $OBJDUMP"
 else

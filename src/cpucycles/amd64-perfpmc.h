@@ -10,6 +10,7 @@
 #if defined(__x86_64__) && defined(CPUCYCLES_HAVE_LINUX_PERF)
 #define CPUCYCLES_HAVE_AMD64_PERFPMC 1
 #define CPUCYCLES_AMD64_PERFPMC_LIBRARY_READ 1 /* per-thread events */
+#define CPUCYCLES_AMD64_PERFPMC_HAS_STATE 1 /* cpucycles_amd64_perfpmc_release */
 
 enum { cpucycles_amd64_perfpmc_kind = CPUCYCLES_KIND_ONCORE };
 

@@ -12,6 +12,8 @@
 #include "linux-perf.h"
 #if defined(__x86_64__) && defined(CPUCYCLES_HAVE_LINUX_PERF)
 #define CPUCYCLES_HAVE_AMD64_PMC 1
+#define CPUCYCLES_AMD64_PMC_INSTRUCTION "rdpmc" /* a word of its read's disassembly */
+#define CPUCYCLES_AMD64_PMC_HAS_STATE 1 /* cpucycles_amd64_pmc_release */
 
 enum { cpucycles_amd64_pmc_kind = CPUCYCLES_KIND_ONCORE };
 

@@ -10,6 +10,7 @@
 #include "counter.h"
 #if defined(__x86_64__)
 #define CPUCYCLES_HAVE_AMD64_TSC 1
+#define CPUCYCLES_AMD64_TSC_INSTRUCTION "rdtsc" /* a word of its read's disassembly */
 
 enum { cpucycles_amd64_tsc_kind = CPUCYCLES_KIND_OFFCORE };
 

@@ -13,6 +13,7 @@
 #include "counter.h"
 #if defined(__x86_64__)
 #define CPUCYCLES_HAVE_AMD64_TSCP 1
+#define CPUCYCLES_AMD64_TSCP_INSTRUCTION "rdtscp" /* a word of its read's disassembly */
 
 enum { cpucycles_amd64_tscp_kind = CPUCYCLES_KIND_OFFCORE };
 

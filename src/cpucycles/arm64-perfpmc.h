@@ -19,6 +19,7 @@
 #if defined(__aarch64__) && defined(CPUCYCLES_HAVE_LINUX_PERF)
 #define CPUCYCLES_HAVE_ARM64_PERFPMC 1
 #define CPUCYCLES_ARM64_PERFPMC_LIBRARY_READ 1 /* per-thread events */
+#define CPUCYCLES_ARM64_PERFPMC_HAS_STATE 1 /* cpucycles_arm64_perfpmc_release */
 
 enum { cpucycles_arm64_perfpmc_kind = CPUCYCLES_KIND_ONCORE };
 

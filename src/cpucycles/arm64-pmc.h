@@ -12,6 +12,7 @@
 #include "counter.h"
 #if defined(__aarch64__)
 #define CPUCYCLES_HAVE_ARM64_PMC 1
+#define CPUCYCLES_ARM64_PMC_INSTRUCTION "pmccntr_el0" /* a word of its read's disassembly */
 
 enum { cpucycles_arm64_pmc_kind = CPUCYCLES_KIND_ONCORE };
 

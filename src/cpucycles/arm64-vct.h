@@ -15,6 +15,7 @@
 #include "counter.h"
 #if defined(__aarch64__)
 #define CPUCYCLES_HAVE_ARM64_VCT 1
+#define CPUCYCLES_ARM64_VCT_INSTRUCTION "cntvct_el0" /* a word of its read's disassembly */
 
 enum { cpucycles_arm64_vct_kind = CPUCYCLES_KIND_SCALED };
 

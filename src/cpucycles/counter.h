@@ -13,6 +13,21 @@
  *   enum { cpucycles_ID_kind = CPUCYCLES_KIND_... };
  * setup returns 0 when the counter may be read, or -1 with s->reason set.
  * A scaled counter also sets s->nominal_hz, the rate it ticks at.
+ *
+ * Beside CPUCYCLES_HAVE_<ID>, a counter file states what else is true of it
+ * (<ID> is the identifier in capitals), each only when it is, the first
+ * two defined to 1 (probes/probe.c tests LIBRARY_READ with #if):
+ *   CPUCYCLES_<ID>_LIBRARY_READ  its read cannot be inlined in a program
+ *                                (state the library owns): cpucycles()
+ *                                calls the library for it;
+ *   CPUCYCLES_<ID>_HAS_STATE     its setup takes descriptors or mappings,
+ *                                which static inline void
+ *                                cpucycles_ID_release(int zero_page) gives back;
+ *   CPUCYCLES_<ID>_INSTRUCTION   "word": its read is inline and one
+ *                                instruction, whose disassembly shows word
+ *                                (tests/t-installed.sh looks for it).
+ * The list of counters, in order of preference, is m4/cpucycles_counters.m4:
+ * a new counter is this one file and one line there.
  */
 #ifndef CPUCYCLES_COUNTER_H
 #define CPUCYCLES_COUNTER_H

@@ -13,6 +13,7 @@
 #if defined(CPUCYCLES_HAVE_LINUX_PERF)
 #define CPUCYCLES_HAVE_DEFAULT_PERFEVENT 1
 #define CPUCYCLES_DEFAULT_PERFEVENT_LIBRARY_READ 1 /* per-thread events */
+#define CPUCYCLES_DEFAULT_PERFEVENT_HAS_STATE 1 /* cpucycles_default_perfevent_release */
 
 enum { cpucycles_default_perfevent_kind = CPUCYCLES_KIND_SYSCALL };
 

@@ -12,6 +12,7 @@
 #include "tickrate.h"
 #if defined(__loongarch__) && defined(__loongarch64)
 #define CPUCYCLES_HAVE_LOONG64_RDTIME 1
+#define CPUCYCLES_LOONG64_RDTIME_INSTRUCTION "rdtime.d" /* a word of its read's disassembly */
 
 enum { cpucycles_loong64_rdtime_kind = CPUCYCLES_KIND_SCALED };
 

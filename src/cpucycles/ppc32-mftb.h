@@ -11,6 +11,7 @@
 #include "tickrate.h"
 #if defined(__powerpc__) && !defined(__powerpc64__)
 #define CPUCYCLES_HAVE_PPC32_MFTB 1
+#define CPUCYCLES_PPC32_MFTB_INSTRUCTION "mftb" /* a word of its read's disassembly */
 
 enum { cpucycles_ppc32_mftb_kind = CPUCYCLES_KIND_SCALED };
 

@@ -11,6 +11,7 @@
 #include "counter.h"
 #if defined(__riscv) && defined(__riscv_xlen) && __riscv_xlen == 32
 #define CPUCYCLES_HAVE_RISCV32_RDCYCLE 1
+#define CPUCYCLES_RISCV32_RDCYCLE_INSTRUCTION "rdcycle" /* a word of its read's disassembly */
 
 enum { cpucycles_riscv32_rdcycle_kind = CPUCYCLES_KIND_ONCORE };
 

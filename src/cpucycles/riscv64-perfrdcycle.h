@@ -16,6 +16,8 @@
 #if defined(__riscv) && defined(__riscv_xlen) && __riscv_xlen == 64 && \
     defined(CPUCYCLES_HAVE_LINUX_PERF)
 #define CPUCYCLES_HAVE_RISCV64_PERFRDCYCLE 1
+#define CPUCYCLES_RISCV64_PERFRDCYCLE_INSTRUCTION "rdcycle" /* a word of its read's disassembly */
+#define CPUCYCLES_RISCV64_PERFRDCYCLE_HAS_STATE 1 /* cpucycles_riscv64_perfrdcycle_release */
 
 enum { cpucycles_riscv64_perfrdcycle_kind = CPUCYCLES_KIND_ONCORE };
 

@@ -10,6 +10,7 @@
 #include "counter.h"
 #if defined(__riscv) && defined(__riscv_xlen) && __riscv_xlen == 64
 #define CPUCYCLES_HAVE_RISCV64_RDCYCLE 1
+#define CPUCYCLES_RISCV64_RDCYCLE_INSTRUCTION "rdcycle" /* a word of its read's disassembly */
 
 enum { cpucycles_riscv64_rdcycle_kind = CPUCYCLES_KIND_ONCORE };
 

@@ -13,6 +13,7 @@
 #include "readfile.h"
 #if defined(__riscv) && defined(__riscv_xlen) && __riscv_xlen == 64
 #define CPUCYCLES_HAVE_RISCV64_RDTIME 1
+#define CPUCYCLES_RISCV64_RDTIME_INSTRUCTION "rdtime" /* a word of its read's disassembly */
 
 enum { cpucycles_riscv64_rdtime_kind = CPUCYCLES_KIND_SCALED };
 

@@ -11,6 +11,7 @@
 #include "counter.h"
 #if defined(__s390x__)
 #define CPUCYCLES_HAVE_S390X_STCKF 1
+#define CPUCYCLES_S390X_STCKF_INSTRUCTION "stckf" /* a word of its read's disassembly */
 
 enum { cpucycles_s390x_stckf_kind = CPUCYCLES_KIND_SCALED };
 

@@ -11,6 +11,7 @@
 #include "counter.h"
 #if defined(__sparc__) && defined(__arch64__)
 #define CPUCYCLES_HAVE_SPARC64_RDTICK 1
+#define CPUCYCLES_SPARC64_RDTICK_INSTRUCTION "tick" /* a word of its read's disassembly: rd %tick */
 
 enum { cpucycles_sparc64_rdtick_kind = CPUCYCLES_KIND_ONCORE };
 

@@ -11,6 +11,7 @@
 #include "counter.h"
 #if defined(__i386__)
 #define CPUCYCLES_HAVE_X86_TSC 1
+#define CPUCYCLES_X86_TSC_INSTRUCTION "rdtsc" /* a word of its read's disassembly */
 
 enum { cpucycles_x86_tsc_kind = CPUCYCLES_KIND_OFFCORE };
 
