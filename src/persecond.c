@@ -7,6 +7,7 @@
  * takes no lock and allocates nothing for inputs this short. */
 #include "persecond.h"
 #include "text.h"
+#include "tscrate.h"
 #ifndef CPUCYCLES_COUNTER_SETUP
 #define CPUCYCLES_COUNTER_SETUP 1 /* for readfile.h */
 #endif
@@ -103,6 +104,16 @@ long long cpucycles_parse_cpufreq(const char *buf, size_t len)
   const char *why;
   if (memchr(buf, 0, len)) return 0;
   return cpucycles_persecond_parse(buf, 1e3, &hz, &why) ? hz : 0;
+}
+
+/* The kernel's TSC rate in kHz, where it exposes it (some kernels have
+ * /sys/devices/system/cpu/cpu0/tsc_freq_khz), or 0. */
+long long cpucycles_persecond_from_tsc_khz_file(const char *path)
+{
+  char buf[64];
+  const char *why;
+  ssize_t len = cpucycles_readfile(path, buf, sizeof buf, &why);
+  return len > 0 ? cpucycles_parse_cpufreq(buf, (size_t)len) : 0;
 }
 
 /* The MHz figure may have a unit after it ("3000.000000MHz"), so only the
@@ -238,6 +249,15 @@ static long long cpucycles_persecond_choose(const char *etc_path, const char *en
   if (build_hz != 0 && cpucycles_persecond_from_build(build_hz, r)) {
     r->source = "configure-time measurement (same host)";
     return build_hz;
+  }
+#if defined(CPUCYCLES_HAVE_TSCRATE)
+  hz = cpucycles_tscrate_here(&r->source);
+  if (hz) return hz;
+#endif
+  hz = cpucycles_persecond_from_tsc_khz_file("/sys/devices/system/cpu/cpu0/tsc_freq_khz");
+  if (hz) {
+    r->source = "kernel's tsc_freq_khz";
+    return hz;
   }
   hz = cpucycles_persecond_from_os();
   if (hz) {

@@ -29,6 +29,10 @@ int cpucycles_parse_persecond_file(const char *buf, size_t len, long long *hz,
  * buf[len] == 0.  Returns the Hz, or 0 for anything else. */
 long long cpucycles_parse_cpufreq(const char *buf, size_t len);
 
+/* The kHz figure in the file at path (the kernel's tsc_freq_khz), as Hz,
+ * or 0. */
+long long cpucycles_persecond_from_tsc_khz_file(const char *path);
+
 /* One line of /proc/cpuinfo: the Hz of a "cpu MHz : 2596.134" (x86),
  * "clock : 3000.000000MHz" (ppc), "CPU MHz : 2500.00" (loongarch, some
  * riscv) or "cpu MHz dynamic : 5200" (s390x) line, else 0. */
@@ -46,7 +50,8 @@ struct cpucycles_persecond_report {
   char problems[512];     /* "environment cpucyclespersecond='abc': not a number; " */
 };
 
-/* The whole order: the file at etc_path, then env_value (the value of the
+/* The whole order (x86 adds the TSC's rate from CPUID and the kernel's
+ * tsc_freq_khz, tscrate.h, before the OS): the file at etc_path, then env_value (the value of the
  * cpucyclespersecond variable, or NULL), then build_hz (the configure-time
  * figure, 0 when this host is not the build host), then the OS, then the
  * default.  Never fails.  A file that does not exist is skipped silently;
