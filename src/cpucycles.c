@@ -190,6 +190,31 @@ const char *cpucycles_implementation(void)
   return cpucycles_table[cpucycles_decision()->index].name;
 }
 
+int cpucycles_unit_of_kind(int kind)
+{
+  switch (kind) {
+  case CPUCYCLES_KIND_ONCORE:
+  case CPUCYCLES_KIND_SYSCALL: return CPUCYCLES_UNIT_CORE_CYCLES; /* the kernel counts cycles */
+  case CPUCYCLES_KIND_OFFCORE:
+  case CPUCYCLES_KIND_SCALED: return CPUCYCLES_UNIT_CONSTANT_RATE;
+  case CPUCYCLES_KIND_OSCLOCK: return CPUCYCLES_UNIT_OS_CLOCK;
+  default: return CPUCYCLES_UNIT_NONE;
+  }
+}
+
+int cpucycles_unit(void)
+{
+  ensure_decided();
+  return cpucycles_unit_of_kind(cpucycles_table[decision.index].kind);
+}
+
+const char *cpucycles_unit_name(void)
+{
+  static const char *const names[] = {"none", "core cycles", "constant-rate cycles",
+                                      "OS clock cycles"};
+  return names[cpucycles_unit()];
+}
+
 const char *cpucycles_version(void)
 {
   return CPUCYCLES_VERSION;

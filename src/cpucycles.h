@@ -61,6 +61,23 @@ const char *cpucycles_implementation(void);
 /* The library's version, e.g. "0.1.0". */
 const char *cpucycles_version(void);
 
+/* What the counts are, for reports that must say "cycles" or "ns"-like
+ * units honestly (the counter in use decides):
+ *   CPUCYCLES_UNIT_CORE_CYCLES     the core's own cycles (a PMU counter,
+ *                                  RDCYCLE, the kernel's perf count)
+ *   CPUCYCLES_UNIT_CONSTANT_RATE   a constant-rate counter (the TSC, a
+ *                                  timer register) in cycles at
+ *                                  cpucycles_persecond(): time, not work
+ *   CPUCYCLES_UNIT_OS_CLOCK        an OS clock scaled to cycles (coarse)
+ *   CPUCYCLES_UNIT_NONE            no clock at all: every count is 0 */
+#define CPUCYCLES_UNIT_NONE 0
+#define CPUCYCLES_UNIT_CORE_CYCLES 1
+#define CPUCYCLES_UNIT_CONSTANT_RATE 2
+#define CPUCYCLES_UNIT_OS_CLOCK 3
+int cpucycles_unit(void);
+/* "core cycles", "constant-rate cycles", "OS clock cycles" or "none". */
+const char *cpucycles_unit_name(void);
+
 #if defined(__GNUC__)
 #define CPUCYCLES_LIKELY(x) __builtin_expect(!!(x), 1)
 #define CPUCYCLES_LOAD_INLINE_ID() __atomic_load_n(&cpucycles_abi_inline_id, __ATOMIC_ACQUIRE)

@@ -45,10 +45,7 @@ void cpucycles_decide(const struct cpucycles_counter *table, int n,
 void cpucycles_decide_persecond(const struct cpucycles_plan *plan, const char *etc_path,
                                 const char *env_value, struct cpucycles_decision *d);
 
-/* The process's decision, made on first use, with its persecond. */
-const struct cpucycles_decision *cpucycles_decision(void);
-
-/* The plan compiled into the library from cpucycles-config.h. */
-void cpucycles_build_plan(struct cpucycles_plan *plan);
+/* The process's decision and the build's plan live in cpucycles.c. */
+#include "library.h"
 
 #endif

@@ -1,0 +1,19 @@
+/* library.h - what cpucycles.c (the public functions and the first call)
+ * offers the rest of the library, cpucycles-info and the tests. */
+#ifndef CPUCYCLES_LIBRARY_H
+#define CPUCYCLES_LIBRARY_H
+
+struct cpucycles_decision;
+struct cpucycles_plan;
+
+/* The process's decision, made on first use, with its persecond. */
+const struct cpucycles_decision *cpucycles_decision(void);
+
+/* The plan compiled into the library from cpucycles-config.h. */
+void cpucycles_build_plan(struct cpucycles_plan *plan);
+
+/* What counts of a counter of this kind (enum cpucycles_kind) are, as
+ * cpucycles_unit() says it (CPUCYCLES_UNIT_*). */
+int cpucycles_unit_of_kind(int kind);
+
+#endif
