@@ -60,6 +60,10 @@ long long cpucycles_persecond(void);
 const char *cpucycles_implementation(void);
 /* The library's version, e.g. "0.1.0". */
 const char *cpucycles_version(void);
+/* libcpucycles' diagnostic: measures every counter and prints one
+ * "cpucycles tracesetup N NAME precision P scaling S only32 0" line each,
+ * then the verdict, on standard output (as libcpucycles does). */
+void cpucycles_tracesetup(void);
 
 /* What the counts are, for reports that must say "cycles" or "ns"-like
  * units honestly (the counter in use decides):

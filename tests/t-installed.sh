@@ -12,7 +12,7 @@ notok() { n=$((n + 1)); echo "not ok $n - $*"; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 check() { what=$1; shift; if "$@" >>"$log" 2>&1; then ok "$what"; else notok "$what"; sed 's/^/# /' "$log"; fi; : >"$log"; }
 
-echo "1..11"
+echo "1..13"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-installed.XXXXXX") || exit 1
 trap 'rm -rf "$scratch"' EXIT
 log=$scratch/log
@@ -69,6 +69,20 @@ if [ -x "$scratch/upstream" ] && LD_LIBRARY_PATH=$lib ${CPUCYCLES_RUNNER:-} "$sc
   sed 's/^/# /' "$log"
 else
   notok "it runs, with cpucycles_tracesetup() lines"; sed 's/^/# /' "$log"
+fi
+: >"$log"
+
+# A program written for libcpucycles' API (it includes <cpucycles.h>):
+# source-compatible with ours.
+check "a program written for libcpucycles' <cpucycles.h> builds unchanged against ours" \
+  ${CC:-cc} -std=c99 $strict ${CFLAGS:-} -I"$inc" "$top_srcdir/tests/libcpucycles-user.c" \
+  -o "$scratch/libcpucycles-user" ${LDFLAGS:-} -L"$lib" -lcpucycles
+if [ -x "$scratch/libcpucycles-user" ] &&
+   LD_LIBRARY_PATH=$lib ${CPUCYCLES_RUNNER:-} "$scratch/libcpucycles-user" >"$log" 2>&1 &&
+   grep -q '^libcpucycles-user-ok' "$log"; then
+  ok "and runs: $(grep '^cpucycles implementation' "$log")"
+else
+  notok "and runs"; sed 's/^/# /' "$log"
 fi
 : >"$log"
 
