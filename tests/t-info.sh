@@ -1,7 +1,11 @@
 #!/bin/sh
 # t-info - cpucycles-info as scripts use it: exit 0 with its report, a bad
 # frequency variable reported and ignored, and a non-zero exit with a
-# message when its output cannot be written (a full disk, a closed stdout).
+# message when its output cannot be written (a full disk, a closed stdout);
+# --help, --version and a bad command line; libcpucycles' line forms,
+# exactly; --json well-formed (checked with python3 when there is one) with
+# its fields; --check 0 on the build host, 1 or 2 on a CPU that differs
+# (qemu-x86_64 -cpu qemu64, on x86-64 native builds).
 # Needs top_builddir (from AM_TESTS_ENVIRONMENT); runs through the probe
 # runner when there is one.
 set -u
@@ -11,9 +15,9 @@ notok() { n=$((n + 1)); echo "not ok $n - $*"; }
 info="${CPUCYCLES_RUNNER:-} $top_builddir/cpucycles-info"
 out=$(mktemp "${TMPDIR:-/tmp}/cpucycles-info.XXXXXX") || exit 1
 err=$out.err
-trap 'rm -f "$out" "$err"' EXIT
+trap 'rm -f "$out" "$err" "$out.text"' EXIT
 
-echo "1..4"
+echo "1..19"
 if $info >"$out" 2>"$err" && grep -q '^cpucycles version ' "$out" && grep -q '^cpucycles implementation' "$out"; then
   ok "cpucycles-info prints its report and exits 0"
 else
@@ -40,3 +44,125 @@ if [ "$status" -ne 0 ] && grep -q 'cpucycles-info: cannot write' "$err"; then
 else
   notok "output to a closed stdout: exit $status"; sed 's/^/# /' "$err"
 fi
+
+# ---- the command line ----
+$info --help >"$out" 2>"$err"; status=$?
+if [ "$status" -eq 0 ] && head -n 1 "$out" | grep -q '^usage: cpucycles-info ' && [ ! -s "$err" ]; then
+  ok "--help: usage on stdout, exit 0"
+else
+  notok "--help: exit $status"; sed 's/^/# /' "$out" "$err"
+fi
+version=$($info | sed -n 's/^cpucycles version //p')
+$info --version >"$out" 2>"$err"; status=$?
+if [ "$status" -eq 0 ] && [ "$(head -n 1 "$out")" = "cpucycles-info $version" ]; then
+  ok "--version: $(head -n 1 "$out"), exit 0"
+else
+  notok "--version: exit $status, want 'cpucycles-info $version'"; sed 's/^/# /' "$out" "$err"
+fi
+for args in --bogus -x extra "--json --check"; do
+  $info $args >"$out" 2>"$err"; status=$?
+  if [ "$status" -eq 2 ] && grep -q '^usage: cpucycles-info ' "$err" && [ ! -s "$out" ]; then
+    ok "'$args' is refused: exit 2, $(head -n 1 "$err")"
+  else
+    notok "'$args' is refused: exit $status"; sed 's/^/# /' "$out" "$err"
+  fi
+done
+
+# ---- libcpucycles' lines, in its exact form ----
+$info >"$out" 2>"$err"
+if grep -Eqx 'cpucycles version [^ ]+' "$out" && grep -Eqx 'cpucycles implementation [^ ]+' "$out" &&
+   grep -Eqx 'cpucycles persecond [0-9]+' "$out" && grep -q '^cpucycles persecond source: ' "$out"; then
+  ok "libcpucycles' lines: $(grep -Ex 'cpucycles (implementation|persecond) [^ ]+' "$out" | tr '\n' ' ')"
+else
+  notok "libcpucycles' lines"; sed 's/^/# /' "$out" "$err"
+fi
+implementation=$(sed -n 's/^cpucycles implementation \([^ ]*\)$/\1/p' "$out")
+
+# ---- --json ----
+if command -v python3 >/dev/null 2>&1; then
+  if $info --json >"$out" 2>"$err" &&
+     python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = ["version", "implementation", "implementation_kind", "persecond", "persecond_source",
+        "persecond_ignored", "build_counters", "build_chose", "build_fingerprint",
+        "host_fingerprint", "host_matches", "build_counter_verified", "verdict", "inline",
+        "runtime_counters", "deltas_median", "deltas_count"]
+missing = [k for k in want if k not in d]
+assert not missing, "missing %s" % missing
+assert d["implementation"] == sys.argv[2], "implementation %r, text says %r" % (d["implementation"], sys.argv[2])
+assert d["version"] == sys.argv[3], "version %r" % d["version"]
+assert isinstance(d["persecond"], int) and d["persecond"] > 0
+assert d["build_counters"], "empty build table"
+for c in d["build_counters"]:
+    assert set(c) == {"name", "available", "precision", "hz", "kind", "reason"}, c
+    assert c["available"] in (True, False, None), c
+assert isinstance(d["host_matches"], bool) and isinstance(d["inline"], bool)
+' "$out" "$implementation" "$version" 2>"$err"; then
+    ok "--json parses, has every field, implementation $implementation as in the text"
+  else
+    notok "--json"; sed 's/^/# /' "$out" "$err"
+  fi
+  nasty=$(printf 'a"b\\c\td\001e\nf\377g')
+  if cpucyclespersecond=$nasty $info --json >"$out" 2>"$err" &&
+     python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+p = d["persecond_ignored"]
+# the library shows control characters as "?"; json_string escapes the rest
+assert "a\"b\\c" in p and "\ufffdg" in p, repr(p)
+assert not any(ord(ch) < 0x20 for ch in p), repr(p)
+' "$out" 2>"$err"; then
+    ok "--json escapes quotes and backslashes, invalid UTF-8 becomes U+FFFD"
+  else
+    notok "--json escaping"; sed 's/^/# /' "$out" "$err"
+  fi
+else
+  ok "--json parses # SKIP no python3"
+  ok "--json escaping # SKIP no python3"
+fi
+
+# ---- --check ----
+$info >"$out" 2>"$err"
+if grep -q '^cpucycles build chose nothing' "$out"; then
+  ok "--check on the build host # SKIP the build chose no counter"
+else
+  $info --check >"$out" 2>"$err"; status=$?
+  if [ "$status" -eq 0 ] && grep -q '^cpucycles check: ok: ' "$out"; then
+    ok "--check on the build host: exit 0, $(cat "$out")"
+  else
+    notok "--check on the build host: exit $status"; sed 's/^/# /' "$out" "$err"
+  fi
+fi
+$info >"$out.text" 2>/dev/null
+if [ -n "${CPUCYCLES_RUNNER:-}" ]; then
+  ok "--check on another CPU # SKIP runs through a probe runner"
+elif ! command -v qemu-x86_64 >/dev/null 2>&1; then
+  ok "--check on another CPU # SKIP no qemu-x86_64"
+elif ! grep -q '^  amd64-tsc ' "$out.text"; then
+  ok "--check on another CPU # SKIP not an x86-64 build"
+else
+  "$top_builddir/libtool" --mode=execute qemu-x86_64 -cpu qemu64 "$top_builddir/cpucycles-info" --check >"$out" 2>"$err"
+  status=$?
+  if { [ "$status" -eq 1 ] && grep -q '^cpucycles check: fallback: ' "$out"; } ||
+     { [ "$status" -eq 2 ] && grep -q '^cpucycles check: no cycle counter: ' "$out"; }; then
+    ok "--check under qemu-x86_64 -cpu qemu64: exit $status, $(cat "$out")"
+  else
+    notok "--check under qemu-x86_64 -cpu qemu64: exit $status"; sed 's/^/# /' "$out" "$err"
+  fi
+fi
+rm -f "$out.text"
+
+# ---- every mode: a write failure is exit 1 ----
+for args in --json --check --help --version; do
+  if [ -w /dev/full ]; then
+    $info $args >/dev/full 2>"$err"; status=$?
+    if [ "$status" -eq 1 ] && grep -q 'cpucycles-info: cannot write' "$err"; then
+      ok "$args to a full device: exit 1"
+    else
+      notok "$args to a full device: exit $status"; sed 's/^/# /' "$err"
+    fi
+  else
+    ok "$args to a full device # SKIP no /dev/full"
+  fi
+done
