@@ -202,7 +202,7 @@ run_target() {
   chosen=$(config_value "$config" CPUCYCLES_CHOSEN)
   precision=$(config_value "$config" CPUCYCLES_FIXED_PRECISION)
   persecond=$(config_value "$config" CPUCYCLES_BUILD_PERSECOND)
-  runs=$(sed -n 's/^cpucycles implementation: //p' "$dir/info.txt" 2>/dev/null)
+  runs=$(sed -n 's/^cpucycles implementation \([^ ]*\)$/\1/p' "$dir/info.txt" 2>/dev/null)
   set -- $(tap_totals "$dir")
   passed=$1 failed=$2 skipped=$3
   [ "$failed" = 0 ] && [ "$passed" -gt 0 ] || [ "$status" != ok ] || status="tests failed"
