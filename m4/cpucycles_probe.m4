@@ -2,6 +2,7 @@
 #
 # SYNOPSIS
 #   CPUCYCLES_SET_PROBE_RUNNER
+#   CPUCYCLES_PROBE_COUNTERS
 #   CPUCYCLES_PROBE(NAME)
 #   CPUCYCLES_HOST_FINGERPRINT
 #
@@ -16,6 +17,12 @@
 #   that faults or fails reads as "no", with the reason in config.log.  When
 #   cross-compiling without a runner nothing can run: the result is
 #   "unknown" and the choice is left to run time.
+#
+#   The counters' probes are one program (probes/probe.c with every
+#   counter of the target), compiled and linked once and run once per
+#   counter with the counter's name as its argument: a counter that
+#   crashes takes no other down.  Only when that program does not compile
+#   does each counter get a program of its own, as before.
 #
 #   Every result is a cache variable (cpucycles_cv_counter_NAME with '-' as
 #   '_'), so a user can preset it, e.g.
@@ -60,11 +67,32 @@ AS_IF([test -n "$cpucycles_probe_runner"],
 AC_SUBST([CPUCYCLES_RUNNER], [$cpucycles_probe_runner])
 ])
 
+# _CPUCYCLES_RUN_PROGRAM(PROGRAM, IF-RAN, IF-FAILED-TO-RUN)
+# ---------------------------------------------------------
+# Runs PROGRAM (a shell word list: ./conftest and its arguments, which are
+# counter names) directly or through the probe runner, with conftest.in
+# (if any) as input and its output in conftest.out.  In IF-FAILED-TO-RUN,
+# $cpucycles_probe_status is the exit status.
+AC_DEFUN([_CPUCYCLES_RUN_PROGRAM], [
+cpucycles_probe_cmd="$cpucycles_probe_runner $1"
+cpucycles_probe_input=/dev/null
+test -f conftest.in && cpucycles_probe_input=conftest.in
+rm -f conftest.out
+_AS_ECHO_LOG([running $cpucycles_probe_cmd <$cpucycles_probe_input])
+AS_IF([(eval "$cpucycles_probe_cmd") <$cpucycles_probe_input >conftest.out 2>&AS_MESSAGE_LOG_FD &&
+       test -s conftest.out],
+  [cpucycles_probe_status=0
+   sed 's/^/| conftest.out: /' conftest.out >&AS_MESSAGE_LOG_FD
+   $2],
+  [cpucycles_probe_status=$?
+   _AS_ECHO_LOG([probe exited with status $cpucycles_probe_status])
+   $3])
+])
+
 # _CPUCYCLES_RUN_PROBE(SOURCE, IF-RAN, IF-FAILED-TO-RUN, IF-NO-COMPILE, IF-CANNOT-RUN)
 # -----------------------------------------------------------------------------------
-# Links SOURCE with the project's src/ on the include path and runs it,
-# with conftest.in (if any) as input and its output in conftest.out.
-# In IF-FAILED-TO-RUN, $cpucycles_probe_status is the exit status.
+# Links SOURCE with the project's src/ on the include path and runs it
+# (_CPUCYCLES_RUN_PROGRAM).
 AC_DEFUN([_CPUCYCLES_RUN_PROBE], [
 AC_REQUIRE([CPUCYCLES_SET_PROBE_RUNNER])
 cpucycles_save_CPPFLAGS=$CPPFLAGS
@@ -72,21 +100,96 @@ CPPFLAGS="$CPPFLAGS -I$srcdir/src -I$srcdir"
 rm -f conftest.out
 AC_LINK_IFELSE([$1],
   [AS_IF([test "$cpucycles_can_run" = yes],
-    [cpucycles_probe_cmd="$cpucycles_probe_runner ./conftest$ac_exeext"
-     cpucycles_probe_input=/dev/null
-     test -f conftest.in && cpucycles_probe_input=conftest.in
-     _AS_ECHO_LOG([running $cpucycles_probe_cmd <$cpucycles_probe_input])
-     AS_IF([(eval "$cpucycles_probe_cmd") <$cpucycles_probe_input >conftest.out 2>&AS_MESSAGE_LOG_FD &&
-            test -s conftest.out],
-       [cpucycles_probe_status=0
-        sed 's/^/| conftest.out: /' conftest.out >&AS_MESSAGE_LOG_FD
-        $2],
-       [cpucycles_probe_status=$?
-        _AS_ECHO_LOG([probe exited with status $cpucycles_probe_status])
-        $3])],
+    [_CPUCYCLES_RUN_PROGRAM([./conftest$ac_exeext], [$2], [$3])],
     [$5])],
   [$4])
 CPPFLAGS=$cpucycles_save_CPPFLAGS
+])
+
+# _CPUCYCLES_NOW(VARIABLE)
+# ------------------------
+# Sets VARIABLE to the wall-clock time in seconds, with a fraction where
+# date knows %N (GNU, busybox), else in whole seconds.
+m4_define([_CPUCYCLES_NOW],
+[$1=`date +%s.%N 2>/dev/null`
+AS_CASE([$$1], [*N*|""|*.], [$1=`date +%s`])
+])
+
+# CPUCYCLES_PROBE_COUNTERS
+# ------------------------
+# Probes every counter of CPUCYCLES_COUNTERS (m4/cpucycles_counters.m4), in
+# order, with one CPUCYCLES_PROBE each; first finds in one preprocessing
+# which counters not preset are for this target, and compiles and links
+# one probe program for all of them (conftest-probes).  Writes the seconds
+# it took to cpucycles-probe-time.txt and sets cpucycles_probe_seconds.
+AC_DEFUN([CPUCYCLES_PROBE_COUNTERS], [
+AC_REQUIRE([CPUCYCLES_SET_PROBE_RUNNER])
+_CPUCYCLES_NOW([cpucycles_probe_t0])
+cpucycles_target_known=no
+cpucycles_target_list=
+cpucycles_probe_all=
+cpucycles_todo=
+for cpucycles_name in m4_map_args_sep([], [], [ ], CPUCYCLES_COUNTERS); do
+  cpucycles_id=`AS_ECHO(["$cpucycles_name"]) | tr - _`
+  eval "cpucycles_preset=\${cpucycles_cv_counter_$cpucycles_id+set}"
+  test "x$cpucycles_preset" = xset || cpucycles_todo="$cpucycles_todo $cpucycles_name"
+done
+AS_IF([test -n "$cpucycles_todo"], [
+  dnl Which of them are for this target: one preprocessing of all their
+  dnl files, each marking itself when it defines CPUCYCLES_HAVE_<ID>.  If
+  dnl that fails, each counter is checked alone (CPUCYCLES_PROBE).
+  for cpucycles_name in $cpucycles_todo; do
+    cpucycles_uid=`AS_ECHO(["$cpucycles_name"]) | tr a-z- A-Z_`
+    AS_ECHO(["@%:@include \"cpucycles/$cpucycles_name.h\""])
+    AS_ECHO(["@%:@ifdef CPUCYCLES_HAVE_$cpucycles_uid"])
+    AS_ECHO(["cpucycles_probe_for_target $cpucycles_name"])
+    AS_ECHO(["@%:@endif"])
+  done > conftest-probes.h
+  cpucycles_save_CPPFLAGS=$CPPFLAGS
+  CPPFLAGS="$CPPFLAGS -I$srcdir/src -I."
+  AC_PREPROC_IFELSE([AC_LANG_SOURCE([[@%:@include "conftest-probes.h"]])],
+    [cpucycles_target_known=yes
+     cpucycles_target_list=`sed -n 's/^ *cpucycles_probe_for_target  *\([[a-z0-9-]]*\).*/\1/p' conftest.i | tr '\n' ' '`
+     cpucycles_target_list=" $cpucycles_target_list"])
+  CPPFLAGS=$cpucycles_save_CPPFLAGS
+  _AS_ECHO_LOG([counters for this target, to probe:$cpucycles_target_list (known: $cpucycles_target_known)])
+  dnl One program for them all; if it does not compile, one each.
+  AS_IF([test $cpucycles_target_known = yes && test "x$cpucycles_target_list" != "x "], [
+    {
+      AS_ECHO(["@%:@define CPUCYCLES_COUNTER_SETUP 1"])
+      AS_ECHO(["@%:@define CPUCYCLES_STATE_STORAGE"])
+      for cpucycles_name in $cpucycles_target_list; do
+        cpucycles_id=`AS_ECHO(["$cpucycles_name"]) | tr - _`
+        cpucycles_uid=`AS_ECHO(["$cpucycles_id"]) | tr a-z A-Z`
+        AS_ECHO(["@%:@include \"cpucycles/$cpucycles_name.h\""])
+        AS_ECHO(["@%:@if CPUCYCLES_${cpucycles_uid}_LIBRARY_READ"])
+        AS_ECHO(["@%:@define PROBE_INLINE_$cpucycles_id 0"])
+        AS_ECHO(["@%:@else"])
+        AS_ECHO(["@%:@define PROBE_INLINE_$cpucycles_id 1"])
+        AS_ECHO(["@%:@endif"])
+      done
+      AS_ECHO_N(["@%:@define CPUCYCLES_PROBE_LIST(X)"])
+      for cpucycles_name in $cpucycles_target_list; do
+        cpucycles_id=`AS_ECHO(["$cpucycles_name"]) | tr - _`
+        AS_ECHO_N([" X($cpucycles_id, \"$cpucycles_name\")"])
+      done
+      AS_ECHO([""])
+    } > conftest-probes.h
+    cpucycles_save_CPPFLAGS=$CPPFLAGS
+    CPPFLAGS="$CPPFLAGS -I$srcdir/src -I$srcdir -I."
+    AC_LINK_IFELSE([AC_LANG_SOURCE([[@%:@include "conftest-probes.h"
+@%:@include "probes/probe.c"]])],
+      [mv -f conftest$ac_exeext conftest-probes$ac_exeext && cpucycles_probe_all="$cpucycles_target_list "],
+      [_AS_ECHO_LOG([the probe program for all counters does not compile: one program per counter])])
+    CPPFLAGS=$cpucycles_save_CPPFLAGS])
+  rm -f conftest-probes.h])
+m4_foreach([cpucycles_counter], [CPUCYCLES_COUNTERS], [CPUCYCLES_PROBE(cpucycles_counter)
+])
+rm -f conftest-probes$ac_exeext conftest.out
+_CPUCYCLES_NOW([cpucycles_probe_t1])
+cpucycles_probe_seconds=`$AWK "BEGIN { printf \"%.2f\", $cpucycles_probe_t1 - $cpucycles_probe_t0 }" </dev/null`
+AS_ECHO(["$cpucycles_probe_seconds"]) > cpucycles-probe-time.txt
+_AS_ECHO_LOG([the probes took $cpucycles_probe_seconds s])
 ])
 
 # CPUCYCLES_PROBE(NAME)
@@ -101,19 +204,30 @@ AC_MSG_CHECKING([counter $1])
 cpucycles_fresh=no
 AC_CACHE_VAL([cpucycles_cv_counter_]_cpucycles_id, [
   cpucycles_fresh=yes
-  dnl A counter file for another architecture or OS defines nothing.
-  cpucycles_save_CPPFLAGS=$CPPFLAGS
-  CPPFLAGS="$CPPFLAGS -I$srcdir/src"
-  AC_PREPROC_IFELSE([AC_LANG_SOURCE([[
+  dnl A counter file for another architecture or OS defines nothing: known
+  dnl from CPUCYCLES_PROBE_COUNTERS's one preprocessing, or checked here.
+  AS_IF([test $cpucycles_target_known = yes],
+    [AS_CASE([$cpucycles_target_list], [*" $1 "*],
+       [cpucycles_is_for_target=yes], [cpucycles_is_for_target=no])],
+    [cpucycles_save_CPPFLAGS=$CPPFLAGS
+     CPPFLAGS="$CPPFLAGS -I$srcdir/src"
+     AC_PREPROC_IFELSE([AC_LANG_SOURCE([[
 #include "cpucycles/$1.h"
 #ifndef CPUCYCLES_HAVE_]]m4_toupper(_cpucycles_id)[[
 #error not for this target
 #endif
 ]])], [cpucycles_is_for_target=yes], [cpucycles_is_for_target=no])
-  CPPFLAGS=$cpucycles_save_CPPFLAGS
+     CPPFLAGS=$cpucycles_save_CPPFLAGS])
   AS_IF([test $cpucycles_is_for_target = no],
     [cpucycles_cv_counter_[]_cpucycles_id="no not for this target"],
-    [_CPUCYCLES_RUN_PROBE([AC_LANG_SOURCE([[
+    [AS_CASE([$cpucycles_probe_all], [*" $1 "*],
+      [dnl In the one program for all counters.
+       AS_IF([test "$cpucycles_can_run" = yes],
+         [_CPUCYCLES_RUN_PROGRAM([./conftest-probes$ac_exeext $1],
+            [cpucycles_cv_counter_[]_cpucycles_id=`cat conftest.out`],
+            [cpucycles_cv_counter_[]_cpucycles_id="no probe crashed or failed (exit status $cpucycles_probe_status)"])],
+         [cpucycles_cv_counter_[]_cpucycles_id="unknown compiles; cross-compiling, so not run"])],
+      [_CPUCYCLES_RUN_PROBE([AC_LANG_SOURCE([[
 #define CPUCYCLES_PROBE_HEADER "cpucycles/$1.h"
 #define CPUCYCLES_PROBE_ID ]]_cpucycles_id[[
 #define CPUCYCLES_PROBE_UID ]]m4_toupper(_cpucycles_id)[[
@@ -122,7 +236,7 @@ AC_CACHE_VAL([cpucycles_cv_counter_]_cpucycles_id, [
     [cpucycles_cv_counter_[]_cpucycles_id=`cat conftest.out`],
     [cpucycles_cv_counter_[]_cpucycles_id="no probe crashed or failed (exit status $cpucycles_probe_status)"],
     [cpucycles_cv_counter_[]_cpucycles_id="no does not compile (see config.log)"],
-    [cpucycles_cv_counter_[]_cpucycles_id="unknown compiles; cross-compiling, so not run"])])])
+    [cpucycles_cv_counter_[]_cpucycles_id="unknown compiles; cross-compiling, so not run"])])])])
 dnl A preset (or cached) result that is not valid is an error; what a probe
 dnl just printed, if not valid (a runner's noise, a rate outside the range),
 dnl leaves the counter out with a warning.
