@@ -23,27 +23,39 @@ static inline long long cpucycles_loong64_rdtime_read(void)
   return (long long)t;
 }
 
-#if defined(CPUCYCLES_COUNTER_SETUP)
-static inline unsigned int cpucycles_loong64_cpucfg(unsigned long long word)
+/* CPUCFG word `word` (a user-mode instruction: no libc, no setup needed,
+ * so tests/loong64-bare.c runs it freestanding). */
+static inline unsigned int cpucycles_loong64_cpucfg(unsigned int word)
 {
   unsigned long long v;
-  __asm__ __volatile__("cpucfg %0, %1" : "=r"(v) : "r"(word));
+  __asm__ __volatile__("cpucfg %0, %1" : "=r"(v) : "r"((unsigned long long)word));
   return (unsigned int)v;
 }
 
-static inline int cpucycles_loong64_rdtime_setup(struct cpucycles_setup *s)
+/* The timer's rate as CPUCFG states it, word4 * mul / div Hz, or 0 when
+ * word 2 bit 14 (LLFTP) is clear or a field is 0.  Plain instructions and
+ * arithmetic: usable without libc and without CPUCYCLES_COUNTER_SETUP. */
+static inline double cpucycles_loong64_rdtime_hz(void)
 {
   unsigned int base, cfg5, mul, div;
-  if (!(cpucycles_loong64_cpucfg(2) & (1u << 14))) {
-    s->reason = "no constant-frequency timer (CPUCFG word 2 bit 14 clear)";
-    return -1;
-  }
+  if (!(cpucycles_loong64_cpucfg(2) & (1u << 14))) return 0;
   base = cpucycles_loong64_cpucfg(4);
   cfg5 = cpucycles_loong64_cpucfg(5);
   mul = cfg5 & 0xffff;
   div = cfg5 >> 16;
-  return cpucycles_tickrate_setup(s, base && mul && div ? (double)base * mul / div : 0,
-                                  cpucycles_loong64_rdtime_read);
+  return base && mul && div ? (double)base * mul / div : 0;
+}
+
+#if defined(CPUCYCLES_COUNTER_SETUP)
+/* CPUCFG's rate, or when it states none the timer timed against
+ * CLOCK_MONOTONIC (tickrate.h, which needs libc). */
+static inline int cpucycles_loong64_rdtime_setup(struct cpucycles_setup *s)
+{
+  if (!(cpucycles_loong64_cpucfg(2) & (1u << 14))) {
+    s->reason = "no constant-frequency timer (CPUCFG word 2 bit 14 clear)";
+    return -1;
+  }
+  return cpucycles_tickrate_setup(s, cpucycles_loong64_rdtime_hz(), cpucycles_loong64_rdtime_read);
 }
 #endif
 #endif
