@@ -49,6 +49,8 @@ for cpucycles_name in $cpucycles_for_target; do
 done
 mv conftest.in cpucycles-probes.txt
 
+AS_IF([test "x$with_counter" != xauto && test "x$enable_portable" = xyes],
+  [AC_MSG_ERROR([--with-counter=$with_counter asks for an inlined counter, --enable-portable for none: use one or the other])])
 AS_IF([test "x$with_counter" != xauto && test "x$enable_fixed_counter" = xno],
   [AC_MSG_ERROR([--with-counter=$with_counter asks for an inlined counter, --disable-fixed-counter for none: use one or the other])])
 

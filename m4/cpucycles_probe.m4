@@ -56,7 +56,24 @@ AS_IF([test -n "$cpucycles_bad_runner"],
    AC_MSG_WARN([probe runner '$cpucycles_probe_runner' ignored: $cpucycles_bad_runner])
    cpucycles_probe_runner=
    AC_MSG_CHECKING([how to run probes without it])])
-AS_IF([test -n "$cpucycles_probe_runner"],
+dnl --enable-portable: a distribution's build, for every machine of this
+dnl architecture: nothing measured here goes into the installed files, so
+dnl they are the same for every build (and the library chooses at run time).
+AC_ARG_ENABLE([portable],
+  [AS_HELP_STRING([--enable-portable],
+    [for distributions: run no probe, inline no counter and record no figure
+     or fingerprint of this machine, so that the installed files are the
+     same from every build of this architecture; the library chooses at
+     run time])],
+  [AS_CASE([$enableval], [yes|no], [],
+     [AC_MSG_ERROR([--enable-portable takes yes or no, not '$enableval'])])],
+  [enable_portable=no])
+cpucycles_not_run="cross-compiling, so not run"
+AS_IF([test "x$enable_portable" = xyes],
+  [cpucycles_can_run=no
+   cpucycles_not_run="portable build (--enable-portable), so not run"
+   AC_MSG_RESULT([not at all: --enable-portable records nothing of this machine])],
+  [test -n "$cpucycles_probe_runner"],
   [cpucycles_can_run=yes
    AC_MSG_RESULT([through '$cpucycles_probe_runner'])],
   [test "$cross_compiling" = yes],
@@ -226,7 +243,7 @@ AC_CACHE_VAL([cpucycles_cv_counter_]_cpucycles_id, [
          [_CPUCYCLES_RUN_PROGRAM([./conftest-probes$ac_exeext $1],
             [cpucycles_cv_counter_[]_cpucycles_id=`cat conftest.out`],
             [cpucycles_cv_counter_[]_cpucycles_id="no probe crashed or failed (exit status $cpucycles_probe_status)"])],
-         [cpucycles_cv_counter_[]_cpucycles_id="unknown compiles; cross-compiling, so not run"])],
+         [cpucycles_cv_counter_[]_cpucycles_id="unknown compiles; $cpucycles_not_run"])],
       [_CPUCYCLES_RUN_PROBE([AC_LANG_SOURCE([[
 #define CPUCYCLES_PROBE_HEADER "cpucycles/$1.h"
 #define CPUCYCLES_PROBE_ID ]]_cpucycles_id[[
@@ -236,7 +253,7 @@ AC_CACHE_VAL([cpucycles_cv_counter_]_cpucycles_id, [
     [cpucycles_cv_counter_[]_cpucycles_id=`cat conftest.out`],
     [cpucycles_cv_counter_[]_cpucycles_id="no probe crashed or failed (exit status $cpucycles_probe_status)"],
     [cpucycles_cv_counter_[]_cpucycles_id="no does not compile (see config.log)"],
-    [cpucycles_cv_counter_[]_cpucycles_id="unknown compiles; cross-compiling, so not run"])])])])
+    [cpucycles_cv_counter_[]_cpucycles_id="unknown compiles; $cpucycles_not_run"])])])])
 dnl A preset (or cached) result that is not valid is an error; what a probe
 dnl just printed, if not valid (a runner's noise, a rate outside the range),
 dnl leaves the counter out with a warning.

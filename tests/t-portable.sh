@@ -1,0 +1,67 @@
+#!/bin/sh
+# t-portable - a distribution's build (--enable-portable) records nothing
+# of the machine it was built on: configured twice, in two directories, its
+# installed headers and pkg-config file are byte-identical, inline no
+# counter, and carry no measured figure and no fingerprint.
+# Needs: top_srcdir, top_builddir (from AM_TESTS_ENVIRONMENT), MAKE.
+set -u
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); echo "not ok $n - $*"; }
+
+echo "1..4"
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-portable.XXXXXX") || exit 1
+trap 'chmod -R u+w "$scratch" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$scratch"' EXIT
+
+# The build's configure arguments (--host, CC=...), without its directories.
+eval "set x $("$top_builddir/config.status" --config)"
+shift
+for arg; do
+  shift
+  case $arg in
+    --srcdir=*|--cache-file=*|-C|--config-cache|cpucycles_cv_*|--disable-fixed-counter|--with-counter=*) ;;
+    *) set -- "$@" "$arg" ;;
+  esac
+done
+
+# build NAME: configure a fresh copy of the source tree with
+# --enable-portable and install its data files into $scratch/NAME.root.
+build() {
+  name=$1
+  shift
+  tree=$scratch/$name
+  mkdir "$tree" &&
+    (cd "$top_srcdir" && tar cf - configure configure.ac aclocal.m4 m4 Makefile.am Makefile.in cpucycles.pc.in build-aux probes src \
+       doc 2>/dev/null) | (cd "$tree" && tar xf -) &&
+    chmod -R u+w "$tree" &&
+    (cd "$tree" && ./configure --enable-portable --prefix=/usr "$@" &&
+       ${MAKE:-make} install-data DESTDIR="$scratch/$name.root") >"$tree.out" 2>&1
+}
+
+if build one "$@" && build two "$@"; then
+  ok "configured twice with --enable-portable and installed the headers"
+else
+  notok "configured twice with --enable-portable and installed the headers"
+  tail -n 20 "$scratch"/*.out | sed 's/^/# /'
+fi
+if diff -r "$scratch/one.root" "$scratch/two.root" >"$scratch/diff" 2>&1 &&
+   [ -f "$scratch/one.root/usr/include/cpucycles-config.h" ]; then
+  ok "the installed files are byte-identical ($(find "$scratch/one.root" -type f | wc -l) files)"
+else
+  notok "the installed files are byte-identical"; sed 's/^/# /' "$scratch/diff" | head -n 20
+fi
+config=$scratch/one.root/usr/include/cpucycles-config.h
+if grep -q '^#define CPUCYCLES_FIXED 0$' "$config" &&
+   ! grep '#include "cpucycles/' "$config" | grep -qv 'cpucycles/counter.h'; then
+  ok "no counter is inlined"
+else
+  notok "no counter is inlined"; grep -n 'FIXED\|include' "$config" | sed 's/^/# /'
+fi
+if grep -q '^#define CPUCYCLES_BUILD_FINGERPRINT "unknown"$' "$config" &&
+   grep -q '^#define CPUCYCLES_BUILD_PERSECOND 0LL$' "$config" &&
+   ! grep -q 'X("[a-z0-9-]*", 1,' "$config"; then
+  ok "no fingerprint, frequency or measured counter is recorded"
+else
+  notok "no fingerprint, frequency or measured counter is recorded"
+  grep -n 'FINGERPRINT\|PERSECOND\|X(' "$config" | sed 's/^/# /'
+fi
