@@ -5,7 +5,7 @@
 #define CPUCYCLES_DECIDE_H
 #include "fingerprint.h"
 #include "persecond.h"
-#include "select.h"
+#include "measure.h"
 
 #define CPUCYCLES_MAX_COUNTERS 32
 

@@ -1,6 +1,6 @@
-/* measure.c - see select.h.  Included whole by the configure probes, so it
+/* measure.c - see measure.h.  Included whole by the configure probes, so it
  * depends on nothing but the counter files, guard.c and libc. */
-#include "select.h"
+#include "measure.h"
 #include "guard.h"
 /* The counters' own rate timing (setup-time code, hence the define). */
 #ifndef CPUCYCLES_COUNTER_SETUP

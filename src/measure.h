@@ -1,8 +1,8 @@
-/* select.h - measuring counters and choosing one: the rules of
+/* measure.h - measuring counters and choosing one: the rules of
  * libcpucycles' selection, in the one piece of C that configure's probes
  * and the library's run-time fallback both use. */
-#ifndef CPUCYCLES_SELECT_H
-#define CPUCYCLES_SELECT_H
+#ifndef CPUCYCLES_MEASURE_H
+#define CPUCYCLES_MEASURE_H
 #include "cpucycles/counter.h"
 
 struct cpucycles_counter {
