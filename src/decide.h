@@ -7,8 +7,6 @@
 #include "persecond.h"
 #include "measure.h"
 
-#define CPUCYCLES_MAX_COUNTERS 32
-
 /* What the build decided (from cpucycles-config.h). */
 struct cpucycles_plan {
   int fixed;                     /* table index of the inlined counter, or -1 */

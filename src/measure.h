@@ -5,6 +5,11 @@
 #define CPUCYCLES_MEASURE_H
 #include "cpucycles/counter.h"
 
+/* The most counters a table may hold: the size of every array of results
+ * (the decision's, configure's choice in probes/choose.c, the tests').
+ * table.c fails to compile when the list of counters outgrows it. */
+#define CPUCYCLES_MAX_COUNTERS 32
+
 struct cpucycles_counter {
   const char *name;                          /* "amd64-tsc" */
   int kind;                                  /* enum cpucycles_kind */
