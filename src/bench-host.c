@@ -74,19 +74,14 @@ static long long plain_end(unsigned long long *cpu)
  * gives IA32_TSC_AUX, which Linux sets to (node << 12) | cpu, read at the
  * very instant of the TSC; but nothing sets it under qemu-user, where it
  * stays 0 on every CPU, so sched_getcpu() is compared too (outside the
- * fences, so the bracket does not grow). */
-static long long rdtscp_lfence(unsigned int *aux)
-{
-  unsigned int lo, hi;
-  __asm__ __volatile__("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(*aux) : : "memory");
-  return (long long)(((unsigned long long)hi << 32) | lo);
-}
+ * fences, so the bracket does not grow).  The read is counter.h's
+ * cpucycles_rdtscp_lfence(), the same as amd64-tscp's. */
 
 static long long tscp_start(unsigned long long *cpu)
 {
   unsigned long long here = current_cpu();
   unsigned int aux;
-  long long t = rdtscp_lfence(&aux);
+  long long t = cpucycles_rdtscp_lfence(&aux);
   *cpu = here << 32 | aux;
   return t;
 }
@@ -94,7 +89,7 @@ static long long tscp_start(unsigned long long *cpu)
 static long long tscp_end(unsigned long long *cpu)
 {
   unsigned int aux;
-  long long t = rdtscp_lfence(&aux);
+  long long t = cpucycles_rdtscp_lfence(&aux);
   *cpu = (unsigned long long)current_cpu() << 32 | aux;
   return t;
 }
@@ -127,7 +122,7 @@ struct probe {
   long long ticks;
   unsigned int aux;
 };
-static void try_tscp(void *arg) { ((struct probe *)arg)->ticks = rdtscp_lfence(&((struct probe *)arg)->aux); }
+static void try_tscp(void *arg) { ((struct probe *)arg)->ticks = cpucycles_rdtscp_lfence(&((struct probe *)arg)->aux); }
 static void try_lfence(void *arg) { ((struct probe *)arg)->ticks = fenced_rdtsc(); }
 
 /* Which TSC read works here: RDTSCP, LFENCE around RDTSC, or neither

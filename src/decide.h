@@ -5,9 +5,7 @@
 #define CPUCYCLES_DECIDE_H
 #include "fingerprint.h"
 #include "persecond.h"
-#include "select.h"
-
-#define CPUCYCLES_MAX_COUNTERS 32
+#include "measure.h"
 
 /* What the build decided (from cpucycles-config.h). */
 struct cpucycles_plan {

@@ -21,63 +21,66 @@
  * lacks or the OS forbids), SIGSEGV (RDTSC/RDPMC forbidden, a perf page),
  * SIGBUS (a perf page gone).  Each signal guarded costs three system calls
  * per guarded call, so no more. */
-static const int guarded_signals[] = {SIGILL, SIGSEGV, SIGBUS};
-#define NGUARDED ((int)(sizeof guarded_signals / sizeof guarded_signals[0]))
+static const int cpucycles_guarded_signals[] = {SIGILL, SIGSEGV, SIGBUS};
+#define CPUCYCLES_NGUARDED \
+  ((int)(sizeof cpucycles_guarded_signals / sizeof cpucycles_guarded_signals[0]))
 
 /* The signals that stay deliverable while asynchronous ones are blocked:
  * the faults (a probe's is caught, a real one must not be held back: a
  * blocked synchronous fault kills), SIGSYS (a seccomp trap) and SIGTRAP (a
  * debugger). */
-static const int synchronous_signals[] = {SIGILL, SIGSEGV, SIGBUS, SIGFPE, SIGSYS, SIGTRAP};
+static const int cpucycles_synchronous_signals[] = {SIGILL, SIGSEGV, SIGBUS,
+                                                    SIGFPE, SIGSYS,  SIGTRAP};
 
 /* Depth of cpucycles_block_async_signals() in this thread. */
-static __thread int async_blocked;
+static __thread int cpucycles_async_blocked;
 
 void cpucycles_block_async_signals(sigset_t *saved)
 {
   sigset_t blocked;
   size_t i;
   sigfillset(&blocked);
-  for (i = 0; i < sizeof synchronous_signals / sizeof synchronous_signals[0]; i++)
-    sigdelset(&blocked, synchronous_signals[i]);
+  for (i = 0; i < sizeof cpucycles_synchronous_signals / sizeof cpucycles_synchronous_signals[0];
+       i++)
+    sigdelset(&blocked, cpucycles_synchronous_signals[i]);
   pthread_sigmask(SIG_BLOCK, &blocked, saved);
-  async_blocked++;
+  cpucycles_async_blocked++;
 }
 
 void cpucycles_restore_signals(const sigset_t *saved)
 {
-  async_blocked--;
+  cpucycles_async_blocked--;
   pthread_sigmask(SIG_SETMASK, saved, 0);
 }
 
 /* Set while this thread runs a guarded function. */
-static __thread sigjmp_buf *guard_jump;
-static __thread volatile sig_atomic_t guard_signo;
+static __thread sigjmp_buf *cpucycles_guard_jump;
+static __thread volatile sig_atomic_t cpucycles_guard_signo;
 /* The program's actions while ours are installed; one guarded call at a
- * time in the process (guard_lock). */
-static struct sigaction saved_actions[NGUARDED];
-static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
+ * time in the process (cpucycles_guard_lock). */
+static struct sigaction cpucycles_saved_actions[CPUCYCLES_NGUARDED];
+static pthread_mutex_t cpucycles_guard_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int guarded_index(int signo)
+static int cpucycles_guarded_index(int signo)
 {
   int i;
-  for (i = 0; i < NGUARDED; i++)
-    if (guarded_signals[i] == signo) return i;
+  for (i = 0; i < CPUCYCLES_NGUARDED; i++)
+    if (cpucycles_guarded_signals[i] == signo) return i;
   return 0;
 }
 
-static int is_default_or_ignored(const struct sigaction *a)
+static int cpucycles_is_default_or_ignored(const struct sigaction *a)
 {
   return !(a->sa_flags & SA_SIGINFO) && (a->sa_handler == SIG_DFL || a->sa_handler == SIG_IGN);
 }
 
 /* What the kernel would have done with this signal under the program's
  * own action. */
-static void pass_to_program(int signo, siginfo_t *info, void *context)
+static void cpucycles_pass_to_program(int signo, siginfo_t *info, void *context)
 {
-  struct sigaction *program = &saved_actions[guarded_index(signo)];
+  struct sigaction *program = &cpucycles_saved_actions[cpucycles_guarded_index(signo)];
   int sent = info && info->si_code <= 0; /* kill(), tgkill(), sigqueue() */
-  if (!is_default_or_ignored(program)) {
+  if (!cpucycles_is_default_or_ignored(program)) {
     if (program->sa_flags & SA_RESETHAND) {
       /* the kernel would have reset it on delivery; we do on restore */
       struct sigaction once = *program;
@@ -100,64 +103,65 @@ static void pass_to_program(int signo, siginfo_t *info, void *context)
   if (sent) raise(signo);
 }
 
-static void guard_handler(int signo, siginfo_t *info, void *context)
+static void cpucycles_guard_handler(int signo, siginfo_t *info, void *context)
 {
   /* Ours only when the kernel raised it for this thread's guarded code. */
-  if (guard_jump && info && info->si_code > 0) {
-    guard_signo = signo;
-    siglongjmp(*guard_jump, 1);
+  if (cpucycles_guard_jump && info && info->si_code > 0) {
+    cpucycles_guard_signo = signo;
+    siglongjmp(*cpucycles_guard_jump, 1);
   }
-  pass_to_program(signo, info, context);
+  cpucycles_pass_to_program(signo, info, context);
 }
 
 /* Installs ours for signal i, taking the program's flags that matter to
  * a handler (its stack, its mask, restarts) so that a fault passed on
  * runs as it would have. */
-static void install(int i)
+static void cpucycles_guard_install(int i)
 {
   struct sigaction ours;
-  sigaction(guarded_signals[i], 0, &saved_actions[i]);
+  sigaction(cpucycles_guarded_signals[i], 0, &cpucycles_saved_actions[i]);
   memset(&ours, 0, sizeof ours);
-  ours.sa_sigaction = guard_handler;
-  ours.sa_flags = SA_SIGINFO | (saved_actions[i].sa_flags & (SA_ONSTACK | SA_RESTART | SA_NODEFER));
-  if (is_default_or_ignored(&saved_actions[i])) sigemptyset(&ours.sa_mask);
-  else ours.sa_mask = saved_actions[i].sa_mask;
-  sigaction(guarded_signals[i], &ours, 0);
+  ours.sa_sigaction = cpucycles_guard_handler;
+  ours.sa_flags =
+      SA_SIGINFO | (cpucycles_saved_actions[i].sa_flags & (SA_ONSTACK | SA_RESTART | SA_NODEFER));
+  if (cpucycles_is_default_or_ignored(&cpucycles_saved_actions[i])) sigemptyset(&ours.sa_mask);
+  else ours.sa_mask = cpucycles_saved_actions[i].sa_mask;
+  sigaction(cpucycles_guarded_signals[i], &ours, 0);
 }
 
 /* Puts the program's action back, unless another thread replaced ours
  * meanwhile: then that newer action is the program's wish, and stays. */
-static void restore(int i)
+static void cpucycles_guard_restore(int i)
 {
   struct sigaction found;
-  sigaction(guarded_signals[i], &saved_actions[i], &found);
-  if (!(found.sa_flags & SA_SIGINFO) || found.sa_sigaction != guard_handler)
-    sigaction(guarded_signals[i], &found, 0);
+  sigaction(cpucycles_guarded_signals[i], &cpucycles_saved_actions[i], &found);
+  if (!(found.sa_flags & SA_SIGINFO) || found.sa_sigaction != cpucycles_guard_handler)
+    sigaction(cpucycles_guarded_signals[i], &found, 0);
 }
 
 int cpucycles_guarded_call(void (*fn)(void *), void *arg)
 {
   sigset_t saved_mask;
   sigjmp_buf jump;
-  int i, signo, masked = async_blocked > 0;
+  int i, signo, masked = cpucycles_async_blocked > 0;
 
   /* Asynchronous signals blocked (no handler may run, and perhaps longjmp
    * away, while ours is installed), unless the caller did so already (the
    * first call does, for all of its guarded calls). */
   if (!masked) cpucycles_block_async_signals(&saved_mask);
-  pthread_mutex_lock(&guard_lock);
-  for (i = 0; i < NGUARDED; i++) install(i);
+  pthread_mutex_lock(&cpucycles_guard_lock);
+  for (i = 0; i < CPUCYCLES_NGUARDED; i++) cpucycles_guard_install(i);
 
-  guard_signo = 0;
+  cpucycles_guard_signo = 0;
   if (sigsetjmp(jump, 0) == 0) {
-    guard_jump = &jump;
+    cpucycles_guard_jump = &jump;
     fn(arg);
   }
-  guard_jump = 0;
-  signo = guard_signo;
+  cpucycles_guard_jump = 0;
+  signo = cpucycles_guard_signo;
 
-  for (i = 0; i < NGUARDED; i++) restore(i);
-  pthread_mutex_unlock(&guard_lock);
+  for (i = 0; i < CPUCYCLES_NGUARDED; i++) cpucycles_guard_restore(i);
+  pthread_mutex_unlock(&cpucycles_guard_lock);
   if (!masked) {
     /* the handler left its signal blocked: this puts the caller's mask back */
     cpucycles_restore_signals(&saved_mask);
@@ -172,12 +176,12 @@ int cpucycles_guarded_call(void (*fn)(void *), void *arg)
 
 void cpucycles_guard_fork_prepare(void)
 {
-  pthread_mutex_lock(&guard_lock);
+  pthread_mutex_lock(&cpucycles_guard_lock);
 }
 
 void cpucycles_guard_fork_done(void)
 {
-  pthread_mutex_unlock(&guard_lock);
+  pthread_mutex_unlock(&cpucycles_guard_lock);
 }
 
 const char *cpucycles_fault_reason(int signo)

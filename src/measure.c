@@ -1,6 +1,6 @@
-/* measure.c - see select.h.  Included whole by the configure probes, so it
+/* measure.c - see measure.h.  Included whole by the configure probes, so it
  * depends on nothing but the counter files, guard.c and libc. */
-#include "select.h"
+#include "measure.h"
 #include "guard.h"
 /* The counters' own rate timing (setup-time code, hence the define). */
 #ifndef CPUCYCLES_COUNTER_SETUP
@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#define READS_PER_TRY 1000
-#define TRIES 10
+#define CPUCYCLES_READS_PER_TRY 1000
+#define CPUCYCLES_TRIES 10
 
 long long cpucycles_kind_penalty(int kind)
 {
@@ -65,8 +65,8 @@ double cpucycles_scale_for(int kind, double nominal_hz, long long persecond)
 
 /* Everything measured about one counter inside ONE guarded region (each
  * region costs a dozen signal system calls): its setup, its scale, and up
- * to TRIES rounds of `reads` back-to-back reads. */
-struct trial {
+ * to CPUCYCLES_TRIES rounds of `reads` back-to-back reads. */
+struct cpucycles_trial {
   const struct cpucycles_counter *c;
   long long persecond;
   int reads;
@@ -78,7 +78,7 @@ struct trial {
 };
 
 /* `reads` back-to-back reads: smallest nonzero step, any decrease. */
-static void read_many(struct trial *t)
+static void cpucycles_read_many(struct cpucycles_trial *t)
 {
   long long prev = t->c->read(), now, step;
   int i;
@@ -94,26 +94,26 @@ static void read_many(struct trial *t)
   }
 }
 
-static void run_trial(void *arg)
+static void cpucycles_run_trial(void *arg)
 {
-  struct trial *t = arg;
+  struct cpucycles_trial *t = arg;
   if (t->c->setup) {
     t->setup_status = t->c->setup(&t->s);
     if (t->setup_status != 0) return;
     t->scale = cpucycles_scale_for(t->c->kind, t->s.nominal_hz, t->persecond);
     if (t->scale <= 0) return;
   }
-  for (t->tries = 0; t->tries < TRIES; t->tries++) {
-    read_many(t);
+  for (t->tries = 0; t->tries < CPUCYCLES_TRIES; t->tries++) {
+    cpucycles_read_many(t);
     if (!t->decreased && t->smallest_step > 0) return;
   }
 }
 
 /* Runs the trial under the guard and turns it into r (a trial without
  * setup takes the counter as set up, with the trial's scale). */
-static int measure_in_guard(struct trial *t, struct cpucycles_result *r)
+static int cpucycles_measure_in_guard(struct cpucycles_trial *t, struct cpucycles_result *r)
 {
-  int signo = cpucycles_guarded_call(run_trial, t);
+  int signo = cpucycles_guarded_call(cpucycles_run_trial, t);
   r->nominal_hz = t->s.nominal_hz;
   r->scale = t->scale;
   r->available = 0;
@@ -129,7 +129,7 @@ static int measure_in_guard(struct trial *t, struct cpucycles_result *r)
     r->reason = "CPU frequency is not near a multiple of the counter's rate";
     return 0;
   }
-  if (t->tries == TRIES) {
+  if (t->tries == CPUCYCLES_TRIES) {
     r->reason = t->decreased ? "went backwards in every try" : "never increased";
     return 0;
   }
@@ -140,8 +140,8 @@ static int measure_in_guard(struct trial *t, struct cpucycles_result *r)
   return 1;
 }
 
-static void trial_init(struct trial *t, const struct cpucycles_counter *c, long long persecond,
-                       int reads)
+static void cpucycles_trial_init(struct cpucycles_trial *t, const struct cpucycles_counter *c,
+                                 long long persecond, int reads)
 {
   t->c = c;
   t->persecond = persecond;
@@ -160,32 +160,32 @@ int cpucycles_measure_precision(const struct cpucycles_counter *c, double scale,
                                 struct cpucycles_result *r)
 {
   struct cpucycles_counter without_setup = *c;
-  struct trial t;
-  trial_init(&t, c, 0, READS_PER_TRY);
+  struct cpucycles_trial t;
+  cpucycles_trial_init(&t, c, 0, CPUCYCLES_READS_PER_TRY);
   without_setup.setup = 0;
   t.c = &without_setup;
   t.setup_status = 0;
   t.scale = scale;
-  return measure_in_guard(&t, r);
+  return cpucycles_measure_in_guard(&t, r);
 }
 
-struct timing {
+struct cpucycles_timing {
   const struct cpucycles_counter *c;
   double hz;
 };
 
 /* Ticks per second against CLOCK_MONOTONIC (tickrate.h, 10 ms). */
-static void time_counter(void *arg)
+static void cpucycles_time_counter(void *arg)
 {
-  struct timing *tm = arg;
+  struct cpucycles_timing *tm = arg;
   tm->hz = cpucycles_tickrate_measure(tm->c->read);
 }
 
 int cpucycles_measure_reads(const struct cpucycles_counter *c, long long persecond,
                             int measure_hz, int reads, struct cpucycles_result *r)
 {
-  struct trial t;
-  struct timing tm;
+  struct cpucycles_trial t;
+  struct cpucycles_timing tm;
   int signo;
 
   r->available = 0;
@@ -198,12 +198,12 @@ int cpucycles_measure_reads(const struct cpucycles_counter *c, long long perseco
     r->reason = "never increases (last resort)";
     return 0;
   }
-  trial_init(&t, c, persecond, reads);
-  if (!measure_in_guard(&t, r)) return 0;
+  cpucycles_trial_init(&t, c, persecond, reads);
+  if (!cpucycles_measure_in_guard(&t, r)) return 0;
   if (measure_hz) {
     tm.c = c;
     tm.hz = 0;
-    signo = cpucycles_guarded_call(time_counter, &tm);
+    signo = cpucycles_guarded_call(cpucycles_time_counter, &tm);
     if (signo) {
       r->available = 0;
       r->reason = cpucycles_fault_reason(signo);
@@ -217,7 +217,7 @@ int cpucycles_measure_reads(const struct cpucycles_counter *c, long long perseco
 int cpucycles_measure(const struct cpucycles_counter *c, long long persecond,
                       int measure_hz, struct cpucycles_result *r)
 {
-  return cpucycles_measure_reads(c, persecond, measure_hz, READS_PER_TRY, r);
+  return cpucycles_measure_reads(c, persecond, measure_hz, CPUCYCLES_READS_PER_TRY, r);
 }
 
 int cpucycles_choose(const struct cpucycles_result *results, int n)

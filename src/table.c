@@ -21,6 +21,14 @@
 
 const struct cpucycles_counter cpucycles_table[] = {CPUCYCLES_COUNTERS(COUNTER)};
 
+/* Every array of results holds CPUCYCLES_MAX_COUNTERS: a longer list of
+ * counters must not compile (C99 has no _Static_assert: a negative array
+ * size is the error). */
+typedef char cpucycles_table_fits[(sizeof cpucycles_table / sizeof cpucycles_table[0] <=
+                                   CPUCYCLES_MAX_COUNTERS)
+                                      ? 1
+                                      : -1];
+
 const int cpucycles_table_size = (int)(sizeof cpucycles_table / sizeof cpucycles_table[0]);
 
 int cpucycles_table_find(const char *name)

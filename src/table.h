@@ -1,7 +1,7 @@
 /* table.h - the counters compiled into the library, best-first order. */
 #ifndef CPUCYCLES_TABLE_H
 #define CPUCYCLES_TABLE_H
-#include "select.h"
+#include "measure.h"
 
 /* In configure.ac's probe order; default-zero is always last. */
 extern const struct cpucycles_counter cpucycles_table[];

@@ -9,7 +9,7 @@
 #define CPUCYCLES_STATE_STORAGE
 #include "cpucycles/extend32.h"
 #include "cpucycles/default-monotonic.h"
-#include "select.h"
+#include "measure.h"
 #include "tap.h"
 #include <time.h>
 

@@ -5,7 +5,7 @@
 #define CPUCYCLES_COUNTER_SETUP 1
 #include "cpucycles/default-gettimeofday.h"
 #include "persecond.h"
-#include "select.h"
+#include "measure.h"
 #include "tap.h"
 #include <time.h>
 

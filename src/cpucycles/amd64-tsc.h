@@ -14,19 +14,11 @@
 
 enum { cpucycles_amd64_tsc_kind = CPUCYCLES_KIND_OFFCORE };
 
-static inline long long cpucycles_amd64_tsc_read(void)
-{
-  unsigned int lo, hi;
-  __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-  return (long long)(((unsigned long long)hi << 32) | lo);
-}
+static inline long long cpucycles_amd64_tsc_read(void) { return cpucycles_rdtsc(); }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
-static inline int cpucycles_amd64_tsc_setup(struct cpucycles_setup *s)
-{
-  (void)s; /* CR4.TSD could make RDTSC fault: the guarded read finds out */
-  return 0;
-}
+/* CR4.TSD could make RDTSC fault: the guarded read finds out */
+CPUCYCLES_SETUP_NOTHING(amd64_tsc)
 #endif
 #endif
 #endif

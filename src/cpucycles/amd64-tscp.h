@@ -5,8 +5,8 @@
  * after it keeps the code being measured from leaking in front of the read.
  * (On AMD, LFENCE is dispatch-serializing once the kernel sets
  * DE_CFG[1], which Linux does as a Spectre mitigation.)  RDTSCP also writes
- * the IA32_TSC_AUX value (the CPU number under Linux) into ECX, which is
- * clobbered here.  CPUs and hypervisors without RDTSCP (CPUID 0x80000001 EDX
+ * the IA32_TSC_AUX value (the CPU number under Linux) into ECX, which the
+ * read discards.  CPUs and hypervisors without RDTSCP (CPUID 0x80000001 EDX
  * bit 27 clear, e.g. qemu's "qemu64" model) raise SIGILL. */
 #ifndef CPUCYCLES_AMD64_TSCP_H
 #define CPUCYCLES_AMD64_TSCP_H
@@ -19,17 +19,13 @@ enum { cpucycles_amd64_tscp_kind = CPUCYCLES_KIND_OFFCORE };
 
 static inline long long cpucycles_amd64_tscp_read(void)
 {
-  unsigned int lo, hi;
-  __asm__ __volatile__("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi) : : "rcx", "memory");
-  return (long long)(((unsigned long long)hi << 32) | lo);
+  unsigned int aux; /* the CPU number: not wanted here */
+  return cpucycles_rdtscp_lfence(&aux);
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
-static inline int cpucycles_amd64_tscp_setup(struct cpucycles_setup *s)
-{
-  (void)s; /* a CPU without RDTSCP is caught by the guarded read (SIGILL) */
-  return 0;
-}
+/* a CPU without RDTSCP is caught by the guarded read (SIGILL) */
+CPUCYCLES_SETUP_NOTHING(amd64_tscp)
 #endif
 #endif
 #endif

@@ -16,6 +16,7 @@
 #ifndef CPUCYCLES_ARM64_PERFPMC_H
 #define CPUCYCLES_ARM64_PERFPMC_H
 #include "linux-perf.h"
+#include "arm64-pmc.h" /* the read of index 32 */
 #if defined(__aarch64__) && defined(CPUCYCLES_HAVE_LINUX_PERF)
 #define CPUCYCLES_HAVE_ARM64_PERFPMC 1
 #define CPUCYCLES_ARM64_PERFPMC_LIBRARY_READ 1 /* per-thread events */
@@ -25,16 +26,15 @@ enum { cpucycles_arm64_perfpmc_kind = CPUCYCLES_KIND_ONCORE };
 
 /* The counter the control page names: 32 is the cycle counter PMCCNTR_EL0;
  * n + 1 is event counter n, selected through PMSELR_EL0 (the ISB makes the
- * selection take effect before the read). */
+ * selection take effect before the read: it orders the read's own steps,
+ * not the measured code, so no "memory" clobber, as counter.h's rule says). */
 static inline unsigned long long cpucycles_arm64_perfpmc_pmc(unsigned int index)
 {
   unsigned long long pmc;
-  if (index == 32)
-    __asm__ __volatile__("mrs %0, PMCCNTR_EL0" : "=r"(pmc));
-  else
-    __asm__ __volatile__("msr PMSELR_EL0, %1\n\tisb\n\tmrs %0, PMXEVCNTR_EL0"
-                         : "=r"(pmc)
-                         : "r"((unsigned long long)(index - 1)));
+  if (index == 32) return (unsigned long long)cpucycles_arm64_pmc_read();
+  __asm__ __volatile__("msr PMSELR_EL0, %1\n\tisb\n\tmrs %0, PMXEVCNTR_EL0"
+                       : "=r"(pmc)
+                       : "r"((unsigned long long)(index - 1)));
   return pmc;
 }
 

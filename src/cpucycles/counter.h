@@ -77,6 +77,61 @@ static inline long long cpucycles_scale_ticks(long long ticks, unsigned long lon
 /* scale (cycles per tick, 0 < scale < 2^31) as cpucycles_scale_ticks wants it. */
 #define CPUCYCLES_SCALE_Q32(scale) ((unsigned long long)((scale) * 4294967296.0 + 0.5))
 
+/* Fences and clobbers: one rule for every read.
+ *
+ * A read is __volatile__ asm, so the compiler neither drops, merges nor
+ * reorders it against other volatile asm.  Whether it is ordered against
+ * the measured code is the counter's choice, and comes in one piece:
+ *   - A read that orders itself against the code being measured has a
+ *     fence in its asm (LFENCE, RDTSCP+LFENCE, ISB) AND a "memory"
+ *     clobber.  The fence stops the CPU from running the measured code's
+ *     instructions on the wrong side of the read; the clobber stops the
+ *     compiler from moving the measured code's loads and stores across the
+ *     asm.  Either alone orders nothing: without the clobber the compiler
+ *     may have moved the code the fence was meant to hold back.
+ *     (amd64-pmc, amd64-tscp, arm64-vct.)
+ *   - A read without such a fence has no "memory" clobber either: the CPU
+ *     may run it early or late anyway, and the clobber would only make the
+ *     compiler spill and reload registers around every read, a cost in the
+ *     measurement that buys no ordering.  (amd64-tsc, arm64-pmc, mftb,
+ *     rdcycle, rdtime, rdtick, ...)
+ *   - A barrier that orders only the read's own steps (arm64-perfpmc's ISB
+ *     between selecting and reading an event counter) is not a fence in
+ *     this sense and takes no clobber.  Clobbers that state what the
+ *     instruction writes ("cc" for s390x's STCKF, "rcx" for RDTSCP) are
+ *     always given: they are correctness, not ordering.
+ * Each asm sequence is written once: a counter that reads the same
+ * register as another (a perf variant, the same instruction on 32 and
+ * 64 bits) calls that counter's read or a shared helper below. */
+
+/* A counter file whose setup has nothing to do (the guarded read finds out
+ * whether the counter works) says why in a comment and uses this. */
+#define CPUCYCLES_SETUP_NOTHING(id)                                     \
+  static inline int cpucycles_##id##_setup(struct cpucycles_setup *s) \
+  {                                                                   \
+    (void)s;                                                          \
+    return 0;                                                         \
+  }
+
+#if defined(__x86_64__) || defined(__i386__)
+/* RDTSC, unordered (no fence, hence no clobber): amd64-tsc and x86-tsc. */
+static inline long long cpucycles_rdtsc(void)
+{
+  unsigned int lo, hi;
+  __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+  return (long long)(((unsigned long long)hi << 32) | lo);
+}
+
+/* RDTSCP then LFENCE, ordered against the code around it (amd64-tscp's
+ * read; see there): *aux gets IA32_TSC_AUX, which RDTSCP writes to ECX. */
+static inline long long cpucycles_rdtscp_lfence(unsigned int *aux)
+{
+  unsigned int lo, hi;
+  __asm__ __volatile__("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(*aux) : : "memory");
+  return (long long)(((unsigned long long)hi << 32) | lo);
+}
+#endif
+
 #if defined(__GNUC__)
 #define CPUCYCLES_COMPILER_BARRIER() __asm__ __volatile__("" ::: "memory")
 #else

@@ -10,10 +10,7 @@ enum { cpucycles_default_zero_kind = CPUCYCLES_KIND_NONE };
 static inline long long cpucycles_default_zero_read(void) { return 0; }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
-static inline int cpucycles_default_zero_setup(struct cpucycles_setup *s)
-{
-  (void)s;
-  return 0;
-}
+/* reading 0 cannot fail */
+CPUCYCLES_SETUP_NOTHING(default_zero)
 #endif
 #endif

@@ -13,6 +13,7 @@
 #ifndef CPUCYCLES_RISCV64_PERFRDCYCLE_H
 #define CPUCYCLES_RISCV64_PERFRDCYCLE_H
 #include "linux-perf.h"
+#include "riscv64-rdcycle.h" /* the same read */
 #if defined(__riscv) && defined(__riscv_xlen) && __riscv_xlen == 64 && \
     defined(CPUCYCLES_HAVE_LINUX_PERF)
 #define CPUCYCLES_HAVE_RISCV64_PERFRDCYCLE 1
@@ -23,9 +24,7 @@ enum { cpucycles_riscv64_perfrdcycle_kind = CPUCYCLES_KIND_ONCORE };
 
 static inline long long cpucycles_riscv64_perfrdcycle_read(void)
 {
-  unsigned long long t;
-  __asm__ __volatile__("rdcycle %0" : "=r"(t));
-  return (long long)t;
+  return cpucycles_riscv64_rdcycle_read(); /* what differs is the setup */
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)

@@ -22,11 +22,8 @@ static inline long long cpucycles_riscv64_rdcycle_read(void)
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
-static inline int cpucycles_riscv64_rdcycle_setup(struct cpucycles_setup *s)
-{
-  (void)s; /* a kernel that forbids RDCYCLE is caught by the guarded read */
-  return 0;
-}
+/* a kernel that forbids RDCYCLE is caught by the guarded read */
+CPUCYCLES_SETUP_NOTHING(riscv64_rdcycle)
 #endif
 #endif
 #endif

@@ -23,11 +23,8 @@ static inline long long cpucycles_sparc64_rdtick_read(void)
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
-static inline int cpucycles_sparc64_rdtick_setup(struct cpucycles_setup *s)
-{
-  (void)s; /* an NPT-protected %tick faults and the guarded read says so */
-  return 0;
-}
+/* an NPT-protected %tick faults and the guarded read says so */
+CPUCYCLES_SETUP_NOTHING(sparc64_rdtick)
 #endif
 #endif
 #endif

@@ -15,19 +15,11 @@
 
 enum { cpucycles_x86_tsc_kind = CPUCYCLES_KIND_OFFCORE };
 
-static inline long long cpucycles_x86_tsc_read(void)
-{
-  unsigned int lo, hi;
-  __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-  return (long long)(((unsigned long long)hi << 32) | lo);
-}
+static inline long long cpucycles_x86_tsc_read(void) { return cpucycles_rdtsc(); }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
-static inline int cpucycles_x86_tsc_setup(struct cpucycles_setup *s)
-{
-  (void)s;
-  return 0;
-}
+/* a CPU without RDTSC, or CR4.TSD, makes it fault: the guarded read finds out */
+CPUCYCLES_SETUP_NOTHING(x86_tsc)
 #endif
 #endif
 #endif

@@ -1,9 +1,14 @@
-/* select.h - measuring counters and choosing one: the rules of
+/* measure.h - measuring counters and choosing one: the rules of
  * libcpucycles' selection, in the one piece of C that configure's probes
  * and the library's run-time fallback both use. */
-#ifndef CPUCYCLES_SELECT_H
-#define CPUCYCLES_SELECT_H
+#ifndef CPUCYCLES_MEASURE_H
+#define CPUCYCLES_MEASURE_H
 #include "cpucycles/counter.h"
+
+/* The most counters a table may hold: the size of every array of results
+ * (the decision's, configure's choice in probes/choose.c, the tests').
+ * table.c fails to compile when the list of counters outgrows it. */
+#define CPUCYCLES_MAX_COUNTERS 32
 
 struct cpucycles_counter {
   const char *name;                          /* "amd64-tsc" */
