@@ -81,7 +81,10 @@ AS_IF([test "x$enable_portable" = xyes],
    AC_MSG_RESULT([they cannot run: cross-compiling without a probe runner])],
   [cpucycles_can_run=yes
    AC_MSG_RESULT([directly])])
-AC_SUBST([CPUCYCLES_RUNNER], [$cpucycles_probe_runner])
+dnl One name for the runner everywhere: the option sets the (precious)
+dnl variable, which Makefile.am and the tests use; a runner that was
+dnl ignored above is empty here.
+CPUCYCLES_PROBE_RUNNER=$cpucycles_probe_runner
 ])
 
 # _CPUCYCLES_RUN_PROGRAM(PROGRAM, IF-RAN, IF-FAILED-TO-RUN)

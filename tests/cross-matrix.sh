@@ -234,7 +234,7 @@ run_target() {
     # tests go through that runner by themselves.  The deployment and the
     # no-runner rows name the runner for the tests only.
     if [ -n "$check_runner" ] && [ "$check_runner" != "$runner" ]; then
-      (cd "$dir" && timeout 900 make -j"$jobs" check CPUCYCLES_RUNNER="$check_runner") >>"$log" 2>&1
+      (cd "$dir" && timeout 900 make -j"$jobs" check CPUCYCLES_PROBE_RUNNER="$check_runner") >>"$log" 2>&1
     else
       (cd "$dir" && timeout 900 make -j"$jobs" check) >>"$log" 2>&1
     fi

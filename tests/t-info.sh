@@ -12,7 +12,7 @@ set -u
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 notok() { n=$((n + 1)); echo "not ok $n - $*"; }
-info="${CPUCYCLES_RUNNER:-} $top_builddir/cpucycles-info"
+info="${CPUCYCLES_PROBE_RUNNER:-} $top_builddir/cpucycles-info"
 out=$(mktemp "${TMPDIR:-/tmp}/cpucycles-info.XXXXXX") || exit 1
 err=$out.err
 trap 'rm -f "$out" "$err" "$out.text"' EXIT
@@ -135,7 +135,7 @@ else
   fi
 fi
 $info >"$out.text" 2>/dev/null
-if [ -n "${CPUCYCLES_RUNNER:-}" ]; then
+if [ -n "${CPUCYCLES_PROBE_RUNNER:-}" ]; then
   ok "--check on another CPU # SKIP runs through a probe runner"
 elif ! command -v qemu-x86_64 >/dev/null 2>&1; then
   ok "--check on another CPU # SKIP no qemu-x86_64"

@@ -52,7 +52,7 @@ else
   check "C++ strict build" \
     ${CXX:-c++} -std=c++11 $strict -x c++ -I"$inc" -c "$top_srcdir/tests/api-user.c" -o "$scratch/userxx.o"
 fi
-if [ -x "$scratch/user99" ] && LD_LIBRARY_PATH=$lib ${CPUCYCLES_RUNNER:-} "$scratch/user99" >"$log" 2>&1 && grep -q api-ok "$log"; then
+if [ -x "$scratch/user99" ] && LD_LIBRARY_PATH=$lib ${CPUCYCLES_PROBE_RUNNER:-} "$scratch/user99" >"$log" 2>&1 && grep -q api-ok "$log"; then
   ok "the program runs against the installed library: $(head -n 1 "$log")"
 else
   notok "the program runs against the installed library"; sed 's/^/# /' "$log"
@@ -63,7 +63,7 @@ fi
 check "a program written for libcpucycles' interface (no header of ours) links with -lcpucycles" \
   ${CC:-cc} ${CFLAGS:-} "$top_srcdir/tests/upstream-user.c" -o "$scratch/upstream" \
   ${LDFLAGS:-} -L"$lib" -lcpucycles
-if [ -x "$scratch/upstream" ] && LD_LIBRARY_PATH=$lib ${CPUCYCLES_RUNNER:-} "$scratch/upstream" >"$log" 2>&1 &&
+if [ -x "$scratch/upstream" ] && LD_LIBRARY_PATH=$lib ${CPUCYCLES_PROBE_RUNNER:-} "$scratch/upstream" >"$log" 2>&1 &&
    grep -q '^upstream-ok' "$log" && grep -q '^cpucycles tracesetup 0 ' "$log"; then
   ok "it runs, with tracesetup lines: $(grep -c '^cpucycles tracesetup' "$log") counters, $(grep '^cpucycles implementation' "$log")"
   sed 's/^/# /' "$log"
@@ -78,7 +78,7 @@ check "a program written for libcpucycles' <cpucycles.h> builds unchanged agains
   ${CC:-cc} -std=c99 $strict ${CFLAGS:-} -I"$inc" "$top_srcdir/tests/libcpucycles-user.c" \
   -o "$scratch/libcpucycles-user" ${LDFLAGS:-} -L"$lib" -lcpucycles
 if [ -x "$scratch/libcpucycles-user" ] &&
-   LD_LIBRARY_PATH=$lib ${CPUCYCLES_RUNNER:-} "$scratch/libcpucycles-user" >"$log" 2>&1 &&
+   LD_LIBRARY_PATH=$lib ${CPUCYCLES_PROBE_RUNNER:-} "$scratch/libcpucycles-user" >"$log" 2>&1 &&
    grep -q '^libcpucycles-user-ok' "$log"; then
   ok "and runs: $(grep '^cpucycles implementation' "$log")"
 else
