@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cpucycles_choose.m4 - configure's choice of counter and what it records.
 #
 # SYNOPSIS

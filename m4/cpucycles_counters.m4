@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cpucycles_counters.m4 - the counters, in order of preference.
 #
 # SYNOPSIS

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cpucycles_probe.m4 - configure-time probes of cycle counters.
 #
 # SYNOPSIS

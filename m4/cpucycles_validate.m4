@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cpucycles_validate.m4 - checks on what configure takes from outside.
 #
 # SYNOPSIS

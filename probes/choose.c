@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* probes/choose.c - configure's choice among the probed counters, made by
  * the library's own rule (cpucycles_choose in src/measure.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* probes/host.c - configure's probe of the build host: prints its
  * fingerprint (src/fingerprint.c). */
 #include "fingerprint.c"

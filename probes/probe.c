@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* probes/probe.c - configure's probe of counters.
  *
  * configure (m4/cpucycles_probe.m4) compiles this once for all the

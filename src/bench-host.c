@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench-host.c - cpucycles_bench() on this host: the reads around each
  * run (fenced reads of the TSC when cpucycles() reads the TSC, else
  * cpucycles() itself), the CPU a read ran on, the thread's context

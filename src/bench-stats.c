@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench-stats.c - the statistics of cpucycles_bench() (see cpucycles.h):
  * a sort and a few sums on the caller's array, nothing allocated. */
 #include "cpucycles.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench.c - cpucycles_bench()'s runs on a given clock (bench.h): the
  * counter's precision, the null benchmark, the warm-ups, the measured
  * runs, and which of them a migration or a context switch disturbed.

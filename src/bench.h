@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench.h - cpucycles_bench()'s insides, for the tests: the harness runs
  * on a clock given as a parameter, so that a fake counter can drive every
  * path (overhead, exclusions, sampling) with numbers known in advance. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpucycles-info - what cpucycles knows about this machine's counters:
  * the build host's table, whether this host is the build host, the
  * run-time verdict, the frequency and its source, and a few back-to-back

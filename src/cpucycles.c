@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpucycles.c - the public functions and the first-call decision.
  *
  * The first call to cpucycles() (or any function here) makes the decision

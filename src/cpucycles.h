@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpucycles.h - count CPU cycles.
  *
  *   #include <cpucycles.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* decide.c - see decide.h. */
 #include "decide.h"
 #include "text.h"

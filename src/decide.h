@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* decide.h - the library's first-call decision: keep the counter configure
  * chose (inline path), or choose again among the compiled counters.
  * Internal, but exported for cpucycles-info and the tests. */

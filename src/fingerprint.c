@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fingerprint.c - see fingerprint.h. */
 #include "fingerprint.h"
 #include "text.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fingerprint.h - what identifies a host for the counters' sake.
  *
  * The configure-time choice is trusted at run time only on a host with the

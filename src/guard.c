@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* guard.c - see guard.h.
  *
  * Signal actions are process-wide, so while a guarded call runs, our

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* guard.h - run a piece of code that may fault (SIGILL, SIGSEGV, SIGBUS)
  * and survive: how a counter the CPU or kernel forbids is found. */
 #ifndef CPUCYCLES_GUARD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* library.h - what cpucycles.c (the public functions and the first call)
  * offers the rest of the library, cpucycles-info and the tests. */
 #ifndef CPUCYCLES_LIBRARY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* measure.c - see measure.h.  Included whole by the configure probes, so it
  * depends on nothing but the counter files, guard.c and libc. */
 #include "measure.h"

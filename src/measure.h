@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* measure.h - measuring counters and choosing one: the rules of
  * libcpucycles' selection, in the one piece of C that configure's probes
  * and the library's run-time fallback both use. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* persecond.c - see persecond.h.
  *
  * This runs inside the library's first call, which must be

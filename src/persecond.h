@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* persecond.h - the CPU frequency estimate behind cpucycles_persecond(). */
 #ifndef CPUCYCLES_PERSECOND_H
 #define CPUCYCLES_PERSECOND_H

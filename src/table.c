@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* table.c - the counters compiled into the library.
  *
  * Which counters, and in which order, is configure's: it generates

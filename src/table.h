@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* table.h - the counters compiled into the library, best-first order. */
 #ifndef CPUCYCLES_TABLE_H
 #define CPUCYCLES_TABLE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* text.h - building messages without stdio: the library's first call may
  * run in a signal handler, where snprintf() is not allowed.  Each function
  * appends to the NUL-terminated text in buf[size], cutting at its end;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tscrate.h - the TSC's rate as the hardware and the kernel state it, for
  * cpucycles_persecond() on x86 (where the TSC ticks at the nominal, "base"
  * frequency): exact figures, before the OS's guesses from cpufreq and

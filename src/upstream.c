@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* upstream.c - libcpucycles' binary interface, on the same soname.
  *
  * libcpucycles' <cpucycles.h> declares

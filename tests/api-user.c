@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* api-user.c - a program written against the libcpucycles API, as a user
  * would write it; t-installed builds it against the installed library
  * under strict C99, C11 and C++ flags.  Prints "ok" lines for the script. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench - what cpucycles costs and how well it measures, each figure
  * against a reference measured in the same run (the machine is shared and
  * noisy: only same-run ratios mean anything).  Not a test: `make bench`.

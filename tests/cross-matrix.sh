@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # cross-matrix.sh - build and test cpucycles for every target this machine
 # can emulate, and print one row per target.
 #

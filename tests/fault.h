@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fault.h - a real fault for the tests: a read of a page mapped with no
  * access, which the kernel answers with SIGSEGV (si_code SEGV_ACCERR) on
  * every architecture.  Not raise(): the guard catches only faults the

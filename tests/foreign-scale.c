@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* foreign-scale.c - part of t-foreign: a program built against a build
  * that inlined this library's very counter, but with another scale (the
  * same counter name, measured elsewhere).  The real configuration gives

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libcpucycles-user.c - a program written for libcpucycles, as its
  * documentation shows: it includes <cpucycles.h> and uses that API,
  * cpucycles_tracesetup() included.  It must build unchanged against this

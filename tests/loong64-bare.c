@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* loong64-bare.c - loong64-rdtime's read and its CPUCFG rate, run for real
  * under qemu-loongarch64.
  *

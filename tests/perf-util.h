@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perf-util.h - what the perf tests look at: the process's perf event
  * descriptors and mappings, and busy work that a cycle (or, under
  * tests/perfshim, task-clock) event counts. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perfshim - LD_PRELOAD shim: the machine has no PMU, so the library's
  * hardware CPU-cycles perf_event_open request is rewritten into a software
  * task-clock event (nanoseconds this thread ran) with the same pid, cpu,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* riscv32-bare.c - riscv32-rdcycle's read, run for real under qemu-riscv32.
  *
  * Debian has no riscv32 C library, so this is a freestanding program (clang

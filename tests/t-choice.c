@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t-choice - configure's choice is the run-time choice on the build host.
  *
  * Runs the library's full run-time selection (the code the fallback uses)

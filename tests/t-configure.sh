@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # t-configure - configure refuses presets it cannot trust.  Runs configure
 # in scratch copies of the source tree with bad preset results, a bad
 # --with-counter and a bad preset fingerprint, and checks that each run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t-counters - every counter compiled into the library, re-validated on the
  * machine the tests run on: when it works, 1000 reads never decrease and
  * increase, and its precision is sane; when it does not, SKIP with why. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t-dlopen - a plugin host loads and unloads the shared library 1000
  * times; each time it makes the first call and calls
  * cpucycles_tracesetup(), which measures every counter (setting each up,

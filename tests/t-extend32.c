@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t-extend32 - the 64-bit extension of 32-bit counters (extend32.h, used by
  * arm32-cortex and mips64-cc), on a simulated 32-bit counter that ticks 500
  * times a nanosecond of CLOCK_MONOTONIC and so wraps every 8.6 ms.  Over

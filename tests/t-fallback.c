@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t-fallback - the decision refuses a counter that faults, freezes or runs
  * backwards, and a host that is not the build host; it then chooses a
  * working counter, whose reads never go backwards.  Run through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t-firstcall - the first call under stress, each case in fresh child
  * processes (the first call happens once per process):
  *   - it keeps errno;

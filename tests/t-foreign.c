@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t-foreign - a program built against another build's headers (another
  * counter, or the same counter with another scale) and run with this
  * library, as happens when a distribution rebuilds the library under

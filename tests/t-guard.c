@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t-guard - the fault guard never loses or replaces the program's
  * handlers, and passes on every fault that is not the probe's:
  *   - a handler another thread installs during a guarded call stays;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t-harness - cpucycles_bench(): its statistics on fixed data, the whole
  * harness driven by a fake counter (overhead, exclusions, sampling,
  * errors), the frequency check on fake sysfs trees, and on the real

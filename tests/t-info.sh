@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # t-info - cpucycles-info as scripts use it: exit 0 with its report, a bad
 # frequency variable reported and ignored, and a non-zero exit with a
 # message when its output cannot be written (a full disk, a closed stdout);

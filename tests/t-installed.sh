@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # t-installed - install into a scratch DESTDIR and use it as a user would:
 # pkg-config flags, strict C99/C11/C++ builds of tests/api-user.c, a run,
 # a program written for libcpucycles' interface (tests/upstream-user.c),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t-nomalloc - the first call allocates nothing (so it may run in a signal
  * handler that interrupted malloc(), and in a fork() child of a
  * multithreaded program): this program replaces malloc() and its kin with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t-perf - the perf-event counters count for the thread that reads them,
  * survive a program that closes their descriptor, and leave nothing
  * behind: no descriptor or mapping of a counter that was not chosen, of a

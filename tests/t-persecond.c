@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t-persecond - cpucycles_persecond()'s sources in order, and every kind of
  * bad value skipped (and reported), never trusted.  The file at
  * /etc/cpucyclespersecond is read whole, only when it is a regular file,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # t-portable - a distribution's build (--enable-portable) records nothing
 # of the machine it was built on: configured twice, in two directories, its
 # installed headers and pkg-config file are byte-identical, inline no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t-scale - which scaled counters are kept, and with which cycles per tick
  * (cpucycles_scale_for, the rule of seeds/000: the CPU frequency must be
  * near a multiple of the counter's rate, over a power-of-two denominator,

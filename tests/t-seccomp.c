@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t-seccomp - a seccomp filter that kills the process (or traps) on
  * perf_event_open and on the clock_gettime system call: a run-time
  * selection must not make those calls, must say why it skipped the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t-signals - the first call probes counters under signal guards; the
  * caller's handlers and signal mask must come back exactly as they were. */
 #include "cpucycles.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t-threads - the first call needs no lock: several threads make it at
  * once, all see the same decision, and their counts never go backwards. */
 #include "cpucycles.h"

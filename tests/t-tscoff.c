@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t-tscoff - a process that forbade the TSC before its first call
  * (prctl(PR_SET_TSC, PR_TSC_SIGSEGV)) still gets a real, increasing
  * count: RDTSC, RDTSCP and the vDSO clocks (which read the TSC) fault, and

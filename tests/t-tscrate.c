@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t-tscrate - the TSC's rate from CPUID and the kernel (src/tscrate.h),
  * on register values recorded from real CPUs and hypervisors, and the
  * kernel's tsc_freq_khz file. */

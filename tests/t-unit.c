@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t-unit - cpucycles_unit() says what the counts are: every counter kind
  * maps to its unit, and the counter in use here gives the unit of its
  * kind, with a name. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t-verify - on the build host the first call verifies configure's counter
  * and switches the inline path on; cpucycles() then counts with it.  On
  * another host (the deployment test runs this under qemu-x86_64 -cpu qemu64,

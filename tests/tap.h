@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tap.h - the few lines of TAP (Test Anything Protocol) the tests print,
  * read by automake's tap-driver.sh.  Not a framework: plan, ok, skip. */
 #ifndef CPUCYCLES_TAP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* upstream-user.c - a program written for libcpucycles' own interface: it
  * declares that interface itself (no header of this project), as a
  * program compiled against libcpucycles' <cpucycles.h> would, and must

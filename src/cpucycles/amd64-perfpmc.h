@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* amd64-perfpmc: the cycles event that perf_event_open() set up, read with
  * RDPMC through the event's mmap()ed control page, as the kernel documents
  * in include/uapi/linux/perf_event.h (struct perf_event_mmap_page), with

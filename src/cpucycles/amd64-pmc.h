@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* amd64-pmc: the core-cycle counter, read with RDPMC 0x40000001.
  *
  * ECX bit 30 selects Intel's fixed-function counters; fixed counter 1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* amd64-tsc: the time-stamp counter, read with RDTSC.
  *
  * On every x86-64 CPU of the last fifteen years the TSC ticks at a constant

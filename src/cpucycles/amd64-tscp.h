@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* amd64-tscp: the time-stamp counter, read with RDTSCP and a fence.
  *
  * RDTSCP waits until every earlier instruction has executed before it reads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arm32-cortex: the ARMv7-A PMU cycle counter PMCCNTR, read with
  * mrc p15, 0, r, c9, c13, 0.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arm64-perfpmc: the cycles event that perf_event_open() set up, read from
  * the PMU through the event's mmap()ed control page (linux-perf.h's lock/seq
  * loop, as amd64-perfpmc).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arm64-pmc: the PMU cycle counter PMCCNTR_EL0, read with MRS.
  *
  * A true core-cycle counter, but EL0 may read it only when the kernel sets

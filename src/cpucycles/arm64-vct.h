@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arm64-vct: the generic timer's virtual count CNTVCT_EL0, scaled by its
  * frequency CNTFRQ_EL0.
  *

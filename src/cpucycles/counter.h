@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpucycles/counter.h - what every counter file shares.
  *

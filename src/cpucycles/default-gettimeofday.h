@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* default-gettimeofday: gettimeofday(), in microseconds.  The portable
  * last clock before default-zero; scaled to cycles by persecond / 1e6.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* default-mach: macOS's mach_absolute_time(), in "mach time units", which
  * mach_timebase_info() converts to nanoseconds (ns = ticks * numer / denom).
  *

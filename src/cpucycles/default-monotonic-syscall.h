@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* default-monotonic-syscall: CLOCK_MONOTONIC through the clock_gettime
  * system call itself, never through the vDSO.
  *

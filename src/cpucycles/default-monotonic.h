@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* default-monotonic: clock_gettime(CLOCK_MONOTONIC), in nanoseconds.
  * A fixed-resolution OS clock: scaled to cycles by persecond / 1e9. */
 #ifndef CPUCYCLES_DEFAULT_MONOTONIC_H

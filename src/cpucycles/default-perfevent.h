@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* default-perfevent: the kernel's count of this thread's user-space CPU
  * cycles, read with read() on a perf_event file descriptor.  True cycles,
  * but each read is a system call (hundreds of cycles of overhead), hence

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* default-zero: always 0.  Chosen only when no other counter works, so that
  * cpucycles() still returns instead of crashing ("failure is not allowed"). */
 #ifndef CPUCYCLES_DEFAULT_ZERO_H

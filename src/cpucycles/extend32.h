@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* extend32.h - 64-bit counts from a 32-bit counter (arm32-cortex,
  * mips64-cc), with gettimeofday() counting the wraps.
  *

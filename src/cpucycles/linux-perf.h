@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* linux-perf.h - the Linux perf_event plumbing shared by the counters that
  * ask the kernel for a cycle counter (amd64-pmc, amd64-perfpmc,
  * default-perfevent, and the arm64/riscv64 perf variants).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* loong64-rdtime: the LoongArch constant-frequency timer ("stable counter"),
  * read with RDTIME.D, scaled by its frequency.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mips64-cc: the MIPS cycle counter, hardware register 2 (CC, the CP0
  * Count register), read with RDHWR.
  *

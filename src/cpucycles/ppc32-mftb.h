@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ppc32-mftb: the 64-bit time base of 32-bit PowerPC, read as two halves
  * with MFTBU and MFTB, scaled by the time base frequency.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ppc64-mftb: the 64-bit time base of 64-bit PowerPC, read with MFTB,
  * scaled by the time base frequency.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* readfile.h - setup-time reading of the few small files the library
  * consults (/etc/cpucyclespersecond, cpufreq in /sys, /proc/cpuinfo,
  * /proc/sys/kernel/perf_user_access) with open, read and close only.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* riscv32-rdcycle: the 64-bit cycle CSR of 32-bit RISC-V, read as two
  * halves with RDCYCLEH and RDCYCLE.
  *

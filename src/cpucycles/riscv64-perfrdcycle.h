@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* riscv64-perfrdcycle: RDCYCLE, made readable by a perf cycles event.
  *
  * Since Linux 6.6 (with the default /proc/sys/kernel/perf_user_access = 1)

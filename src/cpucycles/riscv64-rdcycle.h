@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* riscv64-rdcycle: the cycle CSR (Zicntr), read with RDCYCLE.
  *
  * A true core-cycle counter.  User mode may read it only when the kernel

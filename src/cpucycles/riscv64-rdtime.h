@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* riscv64-rdtime: the time CSR (Zicntr), read with RDTIME, scaled by the
  * timebase frequency.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* s390x-stckf: the z/Architecture TOD clock, stored with STCKF.
  *
  * Bit 51 of the TOD clock steps once a microsecond, so the whole 64-bit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* seccomp.h - setup-time check: is this thread under a seccomp filter?
  *
  * A filter may answer a system call it does not allow by killing the

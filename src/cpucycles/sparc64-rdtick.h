@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sparc64-rdtick: the SPARC V9 %tick register, read with RD.
  *
  * Counts processor cycles in bits 62..0.  Bit 63 is NPT ("non-privileged

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tickrate.h - setup-time helpers for the scaled counters (ppc32-mftb,
  * ppc64-mftb, riscv64-rdtime, loong64-rdtime) to find the rate their clock
  * ticks at: from what the OS says (such as a "key : number" line of

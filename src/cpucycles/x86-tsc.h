@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* x86-tsc: the time-stamp counter of 32-bit x86, read with RDTSC.
  *
  * Same counter as amd64-tsc.  On CPUs since the mid-2000s it ticks at a

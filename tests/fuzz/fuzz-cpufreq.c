@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz-cpufreq - libFuzzer harness for the value of cpufreq's
  * /sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq (kHz), as
  * cpucycles_persecond_from_os() reads it.  Build and run: tests/fuzz/run.sh.

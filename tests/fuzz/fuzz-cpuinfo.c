@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz-cpuinfo - libFuzzer harness for the readers of /proc/cpuinfo: the
  * chunked line splitter they share (cpucycles/readfile.h), persecond.c's
  * "cpu MHz"-style line, fingerprint.c's identity line and tickrate.h's

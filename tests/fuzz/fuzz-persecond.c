@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz-persecond - libFuzzer harness for the frequency a user writes:
  * the contents of /etc/cpucyclespersecond (the whole-file parse), the
  * cpucyclespersecond environment variable (a C string) and the report

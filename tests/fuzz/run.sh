@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tests/fuzz/run.sh [SECONDS] - build every libFuzzer harness tests/fuzz/fuzz-NAME.c
 # with clang (ASan + UBSan, any UB fatal) and run it for SECONDS (default
 # 60) on a scratch copy of its seed corpus, tests/fuzz/corpus/NAME/.
