@@ -7,15 +7,15 @@
 # DESCRIPTION
 #   After the CPUCYCLES_PROBE calls, picks the counter with the library's
 #   own rule (probes/choose.c running cpucycles_choose), honours
-#   --with-counter=NAME and --disable-fixed-counter, and sets what
+#   --with-counter=NAME and --disable-inline, and sets what
 #   src/cpucycles-config.h.in substitutes:
 #     CPUCYCLES_CHOSEN          the chosen counter's name (empty: none)
-#     CPUCYCLES_FIXED           1 when the library tries the chosen counter
+#     CPUCYCLES_BUILD_CHOICE           1 when the library tries the chosen counter
 #                               first (and cpucycles() inlines it if it can)
 #     CPUCYCLES_INLINE_INCLUDE, CPUCYCLES_INLINE_READ  whole lines: the
 #                               counter file and its read when inlined,
 #                               else a comment saying why not
-#     CPUCYCLES_FIXED_PRECISION, CPUCYCLES_FIXED_SCALE, CPUCYCLES_FIXED_SCALED
+#     CPUCYCLES_BUILD_PRECISION, CPUCYCLES_INLINE_SCALE, CPUCYCLES_INLINE_SCALED
 #     CPUCYCLES_BUILD_PERSECOND, CPUCYCLES_BUILD_FINGERPRINT
 #     cpucycles_table (AC_SUBST_FILE): the table of every probe's result.
 #   Everything substituted comes from results, a fingerprint and names that
@@ -29,12 +29,12 @@ AC_ARG_WITH([counter],
   [AS_HELP_STRING([--with-counter=NAME],
     [use counter NAME instead of the best one found (e.g. amd64-tscp)])],
   [], [with_counter=auto])
-AC_ARG_ENABLE([fixed-counter],
-  [AS_HELP_STRING([--disable-fixed-counter],
+AC_ARG_ENABLE([inline],
+  [AS_HELP_STRING([--disable-inline],
     [do not inline the chosen counter in cpucycles(); always choose at run time])],
   [AS_CASE([$enableval], [yes|no], [],
-     [AC_MSG_ERROR([--enable-fixed-counter takes yes or no, not '$enableval'])])],
-  [enable_fixed_counter=yes])
+     [AC_MSG_ERROR([--enable-inline takes yes or no, not '$enableval'])])],
+  [enable_inline=yes])
 
 # What the probes said, in order, for probes/choose.c.
 rm -f conftest.in
@@ -52,8 +52,8 @@ mv conftest.in cpucycles-probes.txt
 
 AS_IF([test "x$with_counter" != xauto && test "x$enable_portable" = xyes],
   [AC_MSG_ERROR([--with-counter=$with_counter asks for an inlined counter, --enable-portable for none: use one or the other])])
-AS_IF([test "x$with_counter" != xauto && test "x$enable_fixed_counter" = xno],
-  [AC_MSG_ERROR([--with-counter=$with_counter asks for an inlined counter, --disable-fixed-counter for none: use one or the other])])
+AS_IF([test "x$with_counter" != xauto && test "x$enable_inline" = xno],
+  [AC_MSG_ERROR([--with-counter=$with_counter asks for an inlined counter, --disable-inline for none: use one or the other])])
 
 AC_MSG_CHECKING([which counter to use])
 cpucycles_chosen=
@@ -95,21 +95,21 @@ cpucycles_inline=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [inline])
 cpucycles_scaled=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [scaled])
 
 AS_IF([test -z "$cpucycles_chosen"],
-  [CPUCYCLES_FIXED=0
+  [CPUCYCLES_BUILD_CHOICE=0
    cpucycles_inline_why="no counter was chosen (no probe could run); the library chooses at run time"
    AC_MSG_RESULT([none now: chosen at run time (no probe could run)])],
-  [test "x$enable_fixed_counter" = xno],
-  [CPUCYCLES_FIXED=0
-   cpucycles_inline_why="--disable-fixed-counter; the library chooses at run time"
-   AC_MSG_RESULT([$cpucycles_chosen ($cpucycles_how), but not inlined: --disable-fixed-counter])],
+  [test "x$enable_inline" = xno],
+  [CPUCYCLES_BUILD_CHOICE=0
+   cpucycles_inline_why="--disable-inline; the library chooses at run time"
+   AC_MSG_RESULT([$cpucycles_chosen ($cpucycles_how), but not inlined: --disable-inline])],
   [test "x$cpucycles_inline" = x1],
-  [CPUCYCLES_FIXED=1
+  [CPUCYCLES_BUILD_CHOICE=1
    AC_MSG_RESULT([$cpucycles_chosen ($cpucycles_how), inlined in cpucycles()])],
   [test "x$cpucycles_inline" = x0],
-  [CPUCYCLES_FIXED=1
+  [CPUCYCLES_BUILD_CHOICE=1
    cpucycles_inline_why="$cpucycles_chosen is read through the library (CPUCYCLES_${cpucycles_chosen_uid}_LIBRARY_READ)"
    AC_MSG_RESULT([$cpucycles_chosen ($cpucycles_how), read through the library (not inlined)])],
-  [CPUCYCLES_FIXED=1
+  [CPUCYCLES_BUILD_CHOICE=1
    cpucycles_inline_why="$cpucycles_chosen was not probed, so it is read through the library"
    AC_MSG_RESULT([$cpucycles_chosen ($cpucycles_how), read through the library (not probed, so not inlined)])])
 
@@ -122,23 +122,23 @@ AS_IF([test -n "$cpucycles_chosen"],
 # Whole lines of the header: the counter file and its read when
 # cpucycles() inlines it, else a comment that says why not (and no
 # #include at all).
-AS_IF([test "$CPUCYCLES_FIXED" = 1 && test "x$cpucycles_inline" = x1],
+AS_IF([test "$CPUCYCLES_BUILD_CHOICE" = 1 && test "x$cpucycles_inline" = x1],
   [CPUCYCLES_INLINE_INCLUDE="@%:@include \"cpucycles/$cpucycles_chosen.h\""
    CPUCYCLES_INLINE_READ="@%:@if defined(CPUCYCLES_HAVE_$cpucycles_chosen_uid)
-@%:@define CPUCYCLES_FIXED_READ() cpucycles_${cpucycles_chosen_id}_read()
+@%:@define CPUCYCLES_INLINE_READ() cpucycles_${cpucycles_chosen_id}_read()
 @%:@endif"],
   [CPUCYCLES_INLINE_INCLUDE="/* Nothing is inlined: $cpucycles_inline_why. */"
    CPUCYCLES_INLINE_READ=])
-CPUCYCLES_FIXED_PRECISION=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [precision])
-CPUCYCLES_FIXED_SCALE=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [scale])
+CPUCYCLES_BUILD_PRECISION=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [precision])
+CPUCYCLES_INLINE_SCALE=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [scale])
 cpucycles_hz=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [hz])
 CPUCYCLES_BUILD_PERSECOND=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [persecond])
-: "${CPUCYCLES_FIXED_PRECISION:=0}" "${CPUCYCLES_FIXED_SCALE:=1}" "${CPUCYCLES_BUILD_PERSECOND:=0}"
+: "${CPUCYCLES_BUILD_PRECISION:=0}" "${CPUCYCLES_INLINE_SCALE:=1}" "${CPUCYCLES_BUILD_PERSECOND:=0}"
 # A counter that counts cycles unscaled defines the CPU frequency by its own
 # rate; a scaled one was scaled by the OS's estimate, which is kept.
 AS_IF([test "x$cpucycles_scaled" = x0],
   [CPUCYCLES_BUILD_PERSECOND=`AS_ECHO(["$cpucycles_hz"]) | awk '{ printf "%.0f", $[]1 }'`])
-AS_IF([test "x$cpucycles_scaled" = x1], [CPUCYCLES_FIXED_SCALED=1], [CPUCYCLES_FIXED_SCALED=0])
+AS_IF([test "x$cpucycles_scaled" = x1], [CPUCYCLES_INLINE_SCALED=1], [CPUCYCLES_INLINE_SCALED=0])
 CPUCYCLES_BUILD_FINGERPRINT=$cpucycles_cv_fingerprint
 
 # The table of every probe's result, one X(...) line per counter.
@@ -162,11 +162,11 @@ AC_SUBST_FILE([cpucycles_table])
 AC_SUBST([CPUCYCLES_CHOSEN])
 AC_SUBST([CPUCYCLES_INLINE_INCLUDE])
 AC_SUBST([CPUCYCLES_INLINE_READ])
-AC_SUBST([CPUCYCLES_FIXED])
+AC_SUBST([CPUCYCLES_BUILD_CHOICE])
 AC_SUBST([CPUCYCLES_INLINE_ID])
-AC_SUBST([CPUCYCLES_FIXED_PRECISION])
-AC_SUBST([CPUCYCLES_FIXED_SCALE])
-AC_SUBST([CPUCYCLES_FIXED_SCALED])
+AC_SUBST([CPUCYCLES_BUILD_PRECISION])
+AC_SUBST([CPUCYCLES_INLINE_SCALE])
+AC_SUBST([CPUCYCLES_INLINE_SCALED])
 AC_SUBST([CPUCYCLES_BUILD_PERSECOND])
 AC_SUBST([CPUCYCLES_BUILD_FINGERPRINT])
 ])

@@ -88,8 +88,8 @@ static void print_build_table(void)
 /* How cpucycles() reads the build's counter once it is verified. */
 static const char *build_path(void)
 {
-  if (!CPUCYCLES_FIXED) return ", not inlined (run-time choice)";
-#if defined(CPUCYCLES_FIXED_READ)
+  if (!CPUCYCLES_BUILD_CHOICE) return ", not inlined (run-time choice)";
+#if defined(CPUCYCLES_INLINE_READ)
   return ", inlined in cpucycles()";
 #else
   return ", read through the library (a 32-bit counter extended to 64 bits, per-thread perf events, "
@@ -100,8 +100,8 @@ static const char *build_path(void)
 /* 1 when cpucycles() runs the build's counter inline, without a call. */
 static int inline_used(const struct cpucycles_decision *d)
 {
-#if defined(CPUCYCLES_FIXED_READ)
-  return CPUCYCLES_FIXED && d->fixed_ok;
+#if defined(CPUCYCLES_INLINE_READ)
+  return CPUCYCLES_BUILD_CHOICE && d->build_verified;
 #else
   (void)d;
   return 0;
@@ -268,7 +268,7 @@ static int report_json(const struct cpucycles_decision *d)
   json_key("build_fingerprint", 0), json_string(CPUCYCLES_BUILD_FINGERPRINT);
   json_key("host_fingerprint", 0), json_string(d->host_fingerprint);
   json_key("host_matches", 0), fputs(json_bool(d->host_matches), stdout);
-  json_key("build_counter_verified", 0), fputs(json_bool(d->fixed_ok), stdout);
+  json_key("build_counter_verified", 0), fputs(json_bool(d->build_verified), stdout);
   json_key("verdict", 0), json_string(d->why);
   json_key("inline", 0), fputs(json_bool(inline_used(d)), stdout);
   json_key("runtime_counters", 0), json_runtime_table(d);
@@ -286,7 +286,7 @@ static int check(const struct cpucycles_decision *d)
   const char *name = cpucycles_table[d->index].name;
   int status;
 
-  if (d->fixed_ok) {
+  if (d->build_verified) {
     status = 0;
     printf("cpucycles check: ok: the build's counter %s is verified on this host (%s)\n", name,
            d->why);

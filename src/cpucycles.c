@@ -48,9 +48,9 @@ static long long scaled_read(void)
 
 void cpucycles_build_plan(struct cpucycles_plan *plan)
 {
-  plan->fixed = CPUCYCLES_FIXED ? cpucycles_table_find(CPUCYCLES_CHOSEN) : -1;
-  plan->fixed_precision = CPUCYCLES_FIXED_PRECISION;
-  plan->fixed_scale = CPUCYCLES_FIXED_SCALE;
+  plan->build_counter = CPUCYCLES_BUILD_CHOICE ? cpucycles_table_find(CPUCYCLES_CHOSEN) : -1;
+  plan->build_precision = CPUCYCLES_BUILD_PRECISION;
+  plan->build_scale = CPUCYCLES_INLINE_SCALE;
   plan->build_fingerprint = CPUCYCLES_BUILD_FINGERPRINT;
   plan->build_persecond = CPUCYCLES_BUILD_PERSECOND;
 }
@@ -69,7 +69,7 @@ static void decide_now(void)
   dispatch_scale_q32 = CPUCYCLES_SCALE_Q32(decision.scale);
   __atomic_store_n(&cpucycles_abi_read, decision.scale != 1 ? scaled_read : dispatch_read,
                    __ATOMIC_RELEASE);
-  if (decision.fixed_ok) {
+  if (decision.build_verified) {
     cpucycles_abi_inline_scale_q32 = CPUCYCLES_SCALE_Q32(decision.scale);
     __atomic_store_n(&cpucycles_abi_inline_id, CPUCYCLES_INLINE_ID, __ATOMIC_RELEASE);
   }

@@ -92,22 +92,22 @@ const char *cpucycles_unit_name(void);
 #endif
 
 /* 1 when the library verified this very counter and scale on this host. */
-#if CPUCYCLES_FIXED_SCALED
+#if CPUCYCLES_INLINE_SCALED
 #define CPUCYCLES_INLINE_VERIFIED()                  \
   (CPUCYCLES_LOAD_INLINE_ID() == CPUCYCLES_INLINE_ID && \
-   cpucycles_abi_inline_scale_q32 == CPUCYCLES_SCALE_Q32(CPUCYCLES_FIXED_SCALE))
+   cpucycles_abi_inline_scale_q32 == CPUCYCLES_SCALE_Q32(CPUCYCLES_INLINE_SCALE))
 #else
 #define CPUCYCLES_INLINE_VERIFIED() (CPUCYCLES_LOAD_INLINE_ID() == CPUCYCLES_INLINE_ID)
 #endif
 
 static inline long long cpucycles(void)
 {
-#if defined(CPUCYCLES_FIXED_READ)
+#if defined(CPUCYCLES_INLINE_READ)
   if (CPUCYCLES_LIKELY(CPUCYCLES_INLINE_VERIFIED())) {
-#if CPUCYCLES_FIXED_SCALED
-    return cpucycles_scale_ticks(CPUCYCLES_FIXED_READ(), CPUCYCLES_SCALE_Q32(CPUCYCLES_FIXED_SCALE));
+#if CPUCYCLES_INLINE_SCALED
+    return cpucycles_scale_ticks(CPUCYCLES_INLINE_READ(), CPUCYCLES_SCALE_Q32(CPUCYCLES_INLINE_SCALE));
 #else
-    return CPUCYCLES_FIXED_READ();
+    return CPUCYCLES_INLINE_READ();
 #endif
   }
 #endif

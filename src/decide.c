@@ -44,15 +44,15 @@ void cpucycles_decide_persecond(const struct cpucycles_plan *plan, const char *e
 }
 
 /* Why the configure-time counter may not be used here, or 0 if it may. */
-static const char *verify_fixed(const struct cpucycles_counter *table, int n,
+static const char *verify_build_counter(const struct cpucycles_counter *table, int n,
                                 const struct cpucycles_plan *plan,
                                 struct cpucycles_decision *d)
 {
   const struct cpucycles_counter *c;
-  struct cpucycles_result *r = &d->fixed_check;
+  struct cpucycles_result *r = &d->build_check;
 
-  if (plan->fixed < 0 || plan->fixed >= n) return "no counter was chosen at build time";
-  c = &table[plan->fixed];
+  if (plan->build_counter < 0 || plan->build_counter >= n) return "no counter was chosen at build time";
+  c = &table[plan->build_counter];
   if (!d->host_matches) return "this host differs from the build host";
   if (!cpucycles_measure_reads(c, d->persecond, 0, RECHECK_READS, r)) {
     cpucycles_text_add_str(d->why, sizeof d->why, c->name);
@@ -60,24 +60,24 @@ static const char *verify_fixed(const struct cpucycles_counter *table, int n,
     cpucycles_text_add_str(d->why, sizeof d->why, r->reason);
     return d->why;
   }
-  if (r->scale > plan->fixed_scale * (1 + SCALE_SLACK) ||
-      r->scale < plan->fixed_scale * (1 - SCALE_SLACK)) {
+  if (r->scale > plan->build_scale * (1 + SCALE_SLACK) ||
+      r->scale < plan->build_scale * (1 - SCALE_SLACK)) {
     cpucycles_text_add_str(d->why, sizeof d->why, c->name);
     cpucycles_text_add_str(d->why, sizeof d->why, ": cycles per tick is ");
     cpucycles_text_add_decimal(d->why, sizeof d->why, r->scale);
     cpucycles_text_add_str(d->why, sizeof d->why, " here (persecond ");
     cpucycles_text_add_number(d->why, sizeof d->why, d->persecond);
     cpucycles_text_add_str(d->why, sizeof d->why, "), ");
-    cpucycles_text_add_decimal(d->why, sizeof d->why, plan->fixed_scale);
+    cpucycles_text_add_decimal(d->why, sizeof d->why, plan->build_scale);
     cpucycles_text_add_str(d->why, sizeof d->why, " at build time");
     return d->why;
   }
-  if (plan->fixed_precision > 0 && r->precision > PRECISION_SLACK * plan->fixed_precision) {
+  if (plan->build_precision > 0 && r->precision > PRECISION_SLACK * plan->build_precision) {
     cpucycles_text_add_str(d->why, sizeof d->why, c->name);
     cpucycles_text_add_str(d->why, sizeof d->why, ": precision ");
     cpucycles_text_add_number(d->why, sizeof d->why, r->precision);
     cpucycles_text_add_str(d->why, sizeof d->why, " here, ");
-    cpucycles_text_add_number(d->why, sizeof d->why, plan->fixed_precision);
+    cpucycles_text_add_number(d->why, sizeof d->why, plan->build_precision);
     cpucycles_text_add_str(d->why, sizeof d->why, " at build time");
     return d->why;
   }
@@ -97,18 +97,18 @@ void cpucycles_decide(const struct cpucycles_counter *table, int n,
   if (n > CPUCYCLES_MAX_COUNTERS) n = CPUCYCLES_MAX_COUNTERS;
   cpucycles_fingerprint(d->host_fingerprint, sizeof d->host_fingerprint);
   d->host_matches = strcmp(d->host_fingerprint, plan->build_fingerprint) == 0;
-  if (plan->fixed < 0 || plan->fixed >= n || !d->host_matches || needs_persecond(&table[plan->fixed]))
+  if (plan->build_counter < 0 || plan->build_counter >= n || !d->host_matches || needs_persecond(&table[plan->build_counter]))
     cpucycles_decide_persecond(plan, etc_path, env_value, d);
 
-  refused = verify_fixed(table, n, plan, d);
+  refused = verify_build_counter(table, n, plan, d);
   if (!refused) {
-    d->fixed_ok = 1;
-    d->index = plan->fixed;
+    d->build_verified = 1;
+    d->index = plan->build_counter;
     /* Exactly the scale <cpucycles.h> inlines, not the one measured now:
      * the first call (here) and the inline calls after it must agree to
      * the last cycle, and with tick counts near 2^62 (s390x) a difference
      * in the ninth digit would be a jump of a billion cycles. */
-    d->scale = plan->fixed_scale;
+    d->scale = plan->build_scale;
     cpucycles_text_add_str(d->why, sizeof d->why, "inline ");
     cpucycles_text_add_str(d->why, sizeof d->why, table[d->index].name);
     cpucycles_text_add_str(d->why, sizeof d->why, " verified on this host");

@@ -10,15 +10,15 @@
 
 /* What the build decided (from cpucycles-config.h). */
 struct cpucycles_plan {
-  int fixed;                     /* table index of the inlined counter, or -1 */
-  long long fixed_precision;     /* its precision on the build host, 0 unknown */
-  double fixed_scale;            /* its cycles per tick on the build host */
+  int build_counter;             /* table index of configure's counter, or -1 */
+  long long build_precision;     /* its precision on the build host, 0 unknown */
+  double build_scale;            /* its cycles per tick on the build host */
   const char *build_fingerprint;
   long long build_persecond;     /* 0 unknown */
 };
 
 struct cpucycles_decision {
-  int fixed_ok;                  /* the inline path may be used */
+  int build_verified;                  /* the inline path may be used */
   int index;                     /* table index of the counter in use */
   double scale;                  /* cycles per tick of that counter */
   char why[200];                 /* the verdict, for people */
@@ -27,7 +27,7 @@ struct cpucycles_decision {
   int persecond_resolved;        /* persecond and its report are filled */
   long long persecond;
   struct cpucycles_persecond_report persecond_report;
-  struct cpucycles_result fixed_check; /* the recheck of the fixed counter */
+  struct cpucycles_result build_check; /* the recheck of the build's counter */
   int reselected;                /* results[] below are filled */
   struct cpucycles_result results[CPUCYCLES_MAX_COUNTERS];
 };

@@ -32,8 +32,8 @@ static volatile long long sink;
 
 static long long bare(void)
 {
-#if defined(CPUCYCLES_FIXED_READ)
-  return CPUCYCLES_FIXED_READ();
+#if defined(CPUCYCLES_INLINE_READ)
+  return CPUCYCLES_INLINE_READ();
 #else
   return cpucycles_abi_read(); /* no inline read in this build */
 #endif
@@ -94,7 +94,7 @@ static int first_call_child(const char *mode)
     static struct cpucycles_decision d;
     struct cpucycles_plan plan;
     cpucycles_build_plan(&plan);
-    plan.fixed = -1; /* what a host unlike the build host does */
+    plan.build_counter = -1; /* what a host unlike the build host does */
     cpucycles_decide(cpucycles_table, cpucycles_table_size, &plan, "/etc/cpucyclespersecond",
                      getenv("cpucyclespersecond"), &d);
   }
@@ -140,7 +140,7 @@ int main(int argc, char **argv)
   if (argc > 1) return first_call_child(argv[1]);
   sink = cpucycles();
   printf("cpucycles %s, %s (%s), %lld cycles/s\n", cpucycles_version(),
-         cpucycles_implementation(), CPUCYCLES_FIXED ? "build's counter inlined if verified" : "no inline path",
+         cpucycles_implementation(), CPUCYCLES_BUILD_CHOICE ? "build's counter inlined if verified" : "no inline path",
          cpucycles_persecond());
   printf("%-34s %9s %9s %9s\n", "what", "min", "median", "max");
 

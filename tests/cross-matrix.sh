@@ -246,7 +246,7 @@ run_target() {
   fi
   config=$dir/src/cpucycles-config.h
   chosen=$(config_value "$config" CPUCYCLES_CHOSEN)
-  precision=$(config_value "$config" CPUCYCLES_FIXED_PRECISION)
+  precision=$(config_value "$config" CPUCYCLES_BUILD_PRECISION)
   persecond=$(config_value "$config" CPUCYCLES_BUILD_PERSECOND)
   runs=$(sed -n 's/^cpucycles implementation \([^ ]*\)$/\1/p' "$dir/info.txt" 2>/dev/null)
   set -- $(tap_totals "$dir")

@@ -54,14 +54,14 @@ int main(void)
   tap_plan(9);
 
   /* The chosen counter faults on this host. */
-  plan.fixed = FAULTING;
-  plan.fixed_precision = 10;
-  plan.fixed_scale = 1;
+  plan.build_counter = FAULTING;
+  plan.build_precision = 10;
+  plan.build_scale = 1;
   plan.build_fingerprint = host;
   plan.build_persecond = 0;
   cpucycles_decide(table, n, &plan, 0, 0, &d);
   tap_diag("verdict: %s", d.why);
-  tap_ok(!d.fixed_ok && strstr(d.why, "faulted with SIG") != 0, "a faulting counter is refused");
+  tap_ok(!d.build_verified && strstr(d.why, "faulted with SIG") != 0, "a faulting counter is refused");
   tap_ok(d.reselected && d.index >= FIRST_REAL, "a working counter is chosen instead (%s)",
          table[d.index].name);
   tap_ok(!d.results[FROZEN].available && !d.results[BACKWARDS].available,
@@ -76,9 +76,9 @@ int main(void)
   tap_ok(decreasing == 0, "100000 reads of the fallback never decrease");
 
   /* A frozen chosen counter. */
-  plan.fixed = FROZEN;
+  plan.build_counter = FROZEN;
   cpucycles_decide(table, n, &plan, 0, 0, &d);
-  tap_ok(!d.fixed_ok && strstr(d.why, "never increased") != 0, "a frozen counter is refused (%s)",
+  tap_ok(!d.build_verified && strstr(d.why, "never increased") != 0, "a frozen counter is refused (%s)",
          d.why);
 
   /* Another host: a working counter is still not trusted blindly. */
@@ -86,12 +86,12 @@ int main(void)
     tap_skip("another host's choice is refused", "no default-monotonic here");
     tap_skip("the refusal says why", "no default-monotonic here");
   } else {
-    plan.fixed = monotonic;
-    plan.fixed_precision = 0;
+    plan.build_counter = monotonic;
+    plan.build_precision = 0;
     plan.build_fingerprint = "x86 SomeOtherCPU family 6 model 6 stepping 3 tsc=1 rdtscp=0";
-    plan.fixed_scale = 1; /* not looked at: the host check comes first */
+    plan.build_scale = 1; /* not looked at: the host check comes first */
     cpucycles_decide(table, n, &plan, 0, 0, &d);
-    tap_ok(!d.fixed_ok && d.reselected, "another host's choice is refused and reselected");
+    tap_ok(!d.build_verified && d.reselected, "another host's choice is refused and reselected");
     tap_ok(strstr(d.why, "differs from the build host") != 0, "the refusal says why: %s", d.why);
   }
 
@@ -99,19 +99,19 @@ int main(void)
   if (monotonic < 0) {
     tap_skip("a counter far less precise than at build time is refused", "no default-monotonic");
   } else {
-    plan.fixed = monotonic;
+    plan.build_counter = monotonic;
     plan.build_fingerprint = host;
     plan.build_persecond = 1000000000; /* 1 cycle per ns */
-    plan.fixed_scale = 1;
-    plan.fixed_precision = 1;
+    plan.build_scale = 1;
+    plan.build_precision = 1;
     cpucycles_decide(table, n, &plan, 0, 0, &d);
-    tap_ok(!d.fixed_ok && strstr(d.why, "precision") != 0,
+    tap_ok(!d.build_verified && strstr(d.why, "precision") != 0,
            "a counter far less precise than at build time is refused (%s)", d.why);
   }
 
   /* Nothing works: default-zero (the library's last entry), no crash. */
   table[BACKWARDS] = cpucycles_table[cpucycles_table_size - 1];
-  plan.fixed = FAULTING;
+  plan.build_counter = FAULTING;
   plan.build_fingerprint = host;
   cpucycles_decide(table, FIRST_REAL, &plan, 0, 0, &d);
   tap_ok(strcmp(table[d.index].name, "default-zero") == 0 && table[d.index].read() == 0,

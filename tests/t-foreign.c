@@ -15,11 +15,11 @@
 #include "cpucycles/default-monotonic.h"
 #define CPUCYCLES_VERSION "foreign"
 #define CPUCYCLES_CHOSEN "default-monotonic"
-#define CPUCYCLES_FIXED 1
+#define CPUCYCLES_BUILD_CHOICE 1
 #define CPUCYCLES_INLINE_ID 0x80000001U
-#define CPUCYCLES_FIXED_SCALED 0
-#define CPUCYCLES_FIXED_SCALE 1
-#define CPUCYCLES_FIXED_READ() cpucycles_default_monotonic_read()
+#define CPUCYCLES_INLINE_SCALED 0
+#define CPUCYCLES_INLINE_SCALE 1
+#define CPUCYCLES_INLINE_READ() cpucycles_default_monotonic_read()
 #include "cpucycles.h"
 #include "tap.h"
 

@@ -108,16 +108,16 @@ fi
 # Which instruction the chosen counter's read is: its installed file says
 # so (CPUCYCLES_<ID>_INSTRUCTION), when its read is one inline instruction.
 chosen=$(sed -n 's/^#define CPUCYCLES_CHOSEN "\(.*\)"/\1/p' "$inc/cpucycles-config.h")
-fixed=$(sed -n 's/^#define CPUCYCLES_FIXED \([01]\)$/\1/p' "$inc/cpucycles-config.h")
+choice=$(sed -n 's/^#define CPUCYCLES_BUILD_CHOICE \([01]\)$/\1/p' "$inc/cpucycles-config.h")
 insn=
 if [ -n "$chosen" ]; then
   uid=$(echo "$chosen" | tr a-z- A-Z_)
   insn=$(sed -n "s/^#define CPUCYCLES_${uid}_INSTRUCTION \"\([^\"]*\)\".*/\1/p" "$inc/cpucycles/$chosen.h")
 fi
 OBJDUMP=${OBJDUMP:-objdump}
-if [ "$fixed" != 1 ]; then
-  skip "the counter's instruction is inline in the user's code" "no fixed counter in this build"
-elif ! grep -q '^#define CPUCYCLES_FIXED_READ' "$inc/cpucycles-config.h"; then
+if [ "$choice" != 1 ]; then
+  skip "the counter's instruction is inline in the user's code" "no counter chosen at build time"
+elif ! grep -q '^#define CPUCYCLES_INLINE_READ' "$inc/cpucycles-config.h"; then
   skip "the counter's instruction is inline in the user's code" "$chosen is read through the library"
 elif [ -z "$insn" ]; then
   skip "the counter's instruction is inline in the user's code" "$chosen is not a single instruction (its file names none)"

@@ -74,7 +74,7 @@ int main(void)
     tap_ok(allocations == before, "the first call (%s) made %d allocations",
            cpucycles_implementation(), allocations - before);
     cpucycles_build_plan(&plan);
-    plan.fixed = -1;
+    plan.build_counter = -1;
     before = allocations;
     cpucycles_decide(cpucycles_table, cpucycles_table_size, &plan, "/etc/cpucyclespersecond",
                      "not a number", &d);

@@ -20,7 +20,7 @@ shift
 for arg; do
   shift
   case $arg in
-    --srcdir=*|--cache-file=*|-C|--config-cache|cpucycles_cv_*|--disable-fixed-counter|--with-counter=*) ;;
+    --srcdir=*|--cache-file=*|-C|--config-cache|cpucycles_cv_*|--disable-inline|--with-counter=*) ;;
     *) set -- "$@" "$arg" ;;
   esac
 done
@@ -52,7 +52,7 @@ else
   notok "the installed files are byte-identical"; sed 's/^/# /' "$scratch/diff" | head -n 20
 fi
 config=$scratch/one.root/usr/include/cpucycles-config.h
-if grep -q '^#define CPUCYCLES_FIXED 0$' "$config" &&
+if grep -q '^#define CPUCYCLES_BUILD_CHOICE 0$' "$config" &&
    ! grep '#include "cpucycles/' "$config" | grep -qv 'cpucycles/counter.h'; then
   ok "no counter is inlined"
 else

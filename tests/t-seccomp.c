@@ -51,7 +51,7 @@ static int child(unsigned int action)
   int i;
   if (install_filter(action) != 0) _exit(4);
   cpucycles_build_plan(&plan);
-  plan.fixed = -1; /* a full run-time selection */
+  plan.build_counter = -1; /* a full run-time selection */
   cpucycles_decide(cpucycles_table, cpucycles_table_size, &plan, 0, 0, &d);
   for (i = 0; i < cpucycles_table_size; i++) {
     struct cpucycles_result r = d.results[i];
