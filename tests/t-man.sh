@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # t-man - every manual page renders with no warning at all: groff -ww -man -z
 # (or mandoc -Tlint when there is no groff) must print nothing.  SKIP
 # without either (Debian: apt-get install groff-base).

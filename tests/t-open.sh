@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # t-open - cpucycles-open against a fake root (CPUCYCLES_OPEN_ROOT), never
 # the machine's own files: --help, --dry-run changes nothing and prints the
 # plan, the real mode writes the values, a file it cannot write is reported
