@@ -79,6 +79,7 @@ struct cpucycles_perf_config {
   unsigned long long fallback_q32;
   pthread_key_t key;             /* per-thread events: released at thread exit */
   int per_thread;                /* 1 when key exists */
+  int used;                      /* an event was ever opened: release has work */
 };
 
 /* One open event: a thread's, or (amd64-pmc, riscv64-perfrdcycle) the
@@ -193,6 +194,7 @@ static inline int cpucycles_perf_open(struct cpucycles_perf_event *e,
   e->fd = -1;
   e->open = 0;
   e->config = config;
+  ((struct cpucycles_perf_config *)config)->used = 1;
   if (cpucycles_seccomp_active()) {
     *reason = CPUCYCLES_SECCOMP_REASON;
     return -1;
@@ -279,6 +281,7 @@ static inline void cpucycles_perf_release(struct cpucycles_perf_config *config, 
 {
   struct cpucycles_perf_event **p, *e;
   sigset_t saved;
+  if (config && !config->used && !config->per_thread) return; /* never set up */
   cpucycles_perf_lock_all(&saved);
   for (p = &cpucycles_perf_events; (e = *p) != 0;) {
     if (config && e->config != config) {
