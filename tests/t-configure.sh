@@ -24,17 +24,8 @@ if ! grep -q '^cpucycles_cv_fingerprint=' "$scratch/presets"; then
   echo "# no cpucycles_cv_ results in $top_builddir/config.log"
 fi
 
-# The build's configure arguments (--host, CC=..., --with-probe-runner ...),
-# without those that name the build's own directories or cache.
-eval "set x $("$top_builddir/config.status" --config)"
-shift
-for arg; do
-  shift
-  case $arg in
-    --srcdir=*|--cache-file=*|-C|--config-cache|cpucycles_cv_*) ;;
-    *) set -- "$@" "$arg" ;;
-  esac
-done
+# The build's configure arguments (tests/configure-args.sh).
+. "$top_srcdir/tests/configure-args.sh"
 
 # run NAME VARIABLE-NOT-PRESET [ARG...]: configure in a fresh copy of the
 # source tree ($scratch/NAME), with every preset but VARIABLE-NOT-PRESET and

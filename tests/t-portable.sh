@@ -14,16 +14,10 @@ echo "1..4"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-portable.XXXXXX") || exit 1
 trap 'chmod -R u+w "$scratch" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$scratch"' EXIT
 
-# The build's configure arguments (--host, CC=...), without its directories.
-eval "set x $("$top_builddir/config.status" --config)"
-shift
-for arg; do
-  shift
-  case $arg in
-    --srcdir=*|--cache-file=*|-C|--config-cache|cpucycles_cv_*|--disable-inline|--with-counter=*) ;;
-    *) set -- "$@" "$arg" ;;
-  esac
-done
+# The build's configure arguments (tests/configure-args.sh), less the
+# choices --enable-portable replaces.
+configure_args_drop='--disable-inline --with-counter=*'
+. "$top_srcdir/tests/configure-args.sh"
 
 # build NAME: configure a fresh copy of the source tree with
 # --enable-portable and install its data files into $scratch/NAME.root.
