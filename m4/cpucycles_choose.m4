@@ -8,7 +8,7 @@
 #   After the CPUCYCLES_PROBE calls, picks the counter with the library's
 #   own rule (probes/choose.c running cpucycles_choose), honours
 #   --with-counter=NAME and --disable-inline, and sets what
-#   src/cpucycles-config.h.in substitutes:
+#   include/cpucycles-config.h.in substitutes:
 #     CPUCYCLES_CHOSEN          the chosen counter's name (empty: none)
 #     CPUCYCLES_BUILD_CHOICE           1 when the library tries the chosen counter
 #                               first (and cpucycles() inlines it if it can)

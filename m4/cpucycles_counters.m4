@@ -9,7 +9,7 @@
 # DESCRIPTION
 #   CPUCYCLES_COUNTERS is the one list of counters, best first: a tie in
 #   precision goes to the earlier one.  Each NAME is the file
-#   src/cpucycles/NAME.h (see src/cpucycles/counter.h for what it defines).
+#   include/cpucycles/NAME.h (see include/cpucycles/counter.h for what it defines).
 #   configure probes them in this order (configure.ac), the library's
 #   table lists those for the target in this order (CPUCYCLES_LIBRARY_COUNTERS),
 #   and make install installs their files (CPUCYCLES_COUNTER_FILES).
@@ -45,11 +45,11 @@ m4_define([CPUCYCLES_COUNTERS], [[amd64-pmc],
 # CPUCYCLES_COUNTER_FILES
 # -----------------------
 # Substitutes CPUCYCLES_COUNTER_FILES, the counters' files
-# (src/cpucycles/NAME.h, every target's): Makefile.am installs and
+# (include/cpucycles/NAME.h, every target's): Makefile.am installs and
 # distributes them.
 AC_DEFUN([CPUCYCLES_COUNTER_FILES], [
 AC_SUBST([CPUCYCLES_COUNTER_FILES],
-  ["m4_map_args_sep([src/cpucycles/], [.h], [ ], CPUCYCLES_COUNTERS)"])
+  ["m4_map_args_sep([include/cpucycles/], [.h], [ ], CPUCYCLES_COUNTERS)"])
 ])
 
 # CPUCYCLES_LIBRARY_COUNTERS

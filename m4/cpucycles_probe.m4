@@ -117,7 +117,7 @@ AS_IF([(eval "$cpucycles_probe_cmd") <$cpucycles_probe_input >conftest.out 2>&AS
 AC_DEFUN([_CPUCYCLES_RUN_PROBE], [
 AC_REQUIRE([CPUCYCLES_SET_PROBE_RUNNER])
 cpucycles_save_CPPFLAGS=$CPPFLAGS
-CPPFLAGS="$CPPFLAGS -I$srcdir/src -I$srcdir"
+CPPFLAGS="$CPPFLAGS -I$srcdir/include -I$srcdir/src -I$srcdir"
 rm -f conftest.out
 AC_LINK_IFELSE([$1],
   [AS_IF([test "$cpucycles_can_run" = yes],
@@ -167,7 +167,7 @@ AS_IF([test -n "$cpucycles_todo"], [
     AS_ECHO(["@%:@endif"])
   done > conftest-probes.h
   cpucycles_save_CPPFLAGS=$CPPFLAGS
-  CPPFLAGS="$CPPFLAGS -I$srcdir/src -I."
+  CPPFLAGS="$CPPFLAGS -I$srcdir/include -I$srcdir/src -I."
   AC_PREPROC_IFELSE([AC_LANG_SOURCE([[@%:@include "conftest-probes.h"]])],
     [cpucycles_target_known=yes
      cpucycles_target_list=`sed -n 's/^ *cpucycles_probe_for_target  *\([[a-z0-9-]]*\).*/\1/p' conftest.i | tr '\n' ' '`
@@ -197,7 +197,7 @@ AS_IF([test -n "$cpucycles_todo"], [
       AS_ECHO([""])
     } > conftest-probes.h
     cpucycles_save_CPPFLAGS=$CPPFLAGS
-    CPPFLAGS="$CPPFLAGS -I$srcdir/src -I$srcdir -I."
+    CPPFLAGS="$CPPFLAGS -I$srcdir/include -I$srcdir/src -I$srcdir -I."
     AC_LINK_IFELSE([AC_LANG_SOURCE([[@%:@include "conftest-probes.h"
 @%:@include "probes/probe.c"]])],
       [mv -f conftest$ac_exeext conftest-probes$ac_exeext && cpucycles_probe_all="$cpucycles_target_list "],
@@ -215,7 +215,7 @@ _AS_ECHO_LOG([the probes took $cpucycles_probe_seconds s])
 
 # CPUCYCLES_PROBE(NAME)
 # ---------------------
-# Probes counter NAME (src/cpucycles/NAME.h), prints one line such as
+# Probes counter NAME (include/cpucycles/NAME.h), prints one line such as
 #   checking counter amd64-tsc... yes, precision 124, 2596 MHz, off-core
 # and appends NAME to cpucycles_probed (the order of preference), and to
 # cpucycles_for_target unless it is for another architecture or OS.
@@ -231,7 +231,7 @@ AC_CACHE_VAL([cpucycles_cv_counter_]_cpucycles_id, [
     [AS_CASE([$cpucycles_target_list], [*" $1 "*],
        [cpucycles_is_for_target=yes], [cpucycles_is_for_target=no])],
     [cpucycles_save_CPPFLAGS=$CPPFLAGS
-     CPPFLAGS="$CPPFLAGS -I$srcdir/src"
+     CPPFLAGS="$CPPFLAGS -I$srcdir/include -I$srcdir/src"
      AC_PREPROC_IFELSE([AC_LANG_SOURCE([[
 #include "cpucycles/$1.h"
 #ifndef CPUCYCLES_HAVE_]]m4_toupper(_cpucycles_id)[[

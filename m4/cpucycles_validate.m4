@@ -10,14 +10,14 @@
 # DESCRIPTION
 #   Probe results and the fingerprint are cache variables, so a user (or a
 #   stale config.cache) can preset them; their fields end up as C tokens in
-#   the installed src/cpucycles-config.h, and a counter name ends up in an
+#   the installed include/cpucycles-config.h, and a counter name ends up in an
 #   eval.  Nothing reaches either without passing one of these checks:
 #   a bad value is an error that names it, never a broken header, a wrong
 #   cycles/second figure or a command.
 #
 #   The ranges are the library's own: a cycles/second figure outside
 #   1 MHz..100 GHz is what src/persecond.c refuses at run time, and a scale
-#   is 0 < scale < 2^31 (CPUCYCLES_SCALE_Q32 in src/cpucycles/counter.h).
+#   is 0 < scale < 2^31 (CPUCYCLES_SCALE_Q32 in include/cpucycles/counter.h).
 
 # _CPUCYCLES_RESULT_FORM
 # ----------------------

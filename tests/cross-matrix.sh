@@ -120,7 +120,7 @@ run_riscv32_bare() {
   if ! command -v clang >/dev/null 2>&1; then
     status="not run: no clang" result=0/0
   elif clang --target=riscv32-unknown-elf -march=rv32imac -mabi=ilp32 -ffreestanding -nostdlib \
-         -O2 -std=c99 -Wall -Wextra -Wpedantic -Werror -I"$srcdir/src" \
+         -O2 -std=c99 -Wall -Wextra -Wpedantic -Werror -I"$srcdir/include" \
          -c "$srcdir/tests/riscv32-bare.c" -o "$dir/bare.o" >"$dir/matrix.log" 2>&1 &&
        riscv64-linux-gnu-ld -m elf32lriscv -o "$dir/bare" "$dir/bare.o" >>"$dir/matrix.log" 2>&1; then
     timeout 120 qemu-riscv32 "$dir/bare"
@@ -154,7 +154,7 @@ run_loong64_bare() {
   elif ! command -v qemu-loongarch64 >/dev/null 2>&1; then
     status="not run: no qemu-loongarch64 (tests/cross-matrix.sh --install)" result=0/0
   elif clang-19 --target=loongarch64-linux-gnu -mno-lsx -ffreestanding -nostdlib -static \
-         -fuse-ld=lld -O2 -std=c99 -Wall -Wextra -Wpedantic -Werror -I"$srcdir/src" \
+         -fuse-ld=lld -O2 -std=c99 -Wall -Wextra -Wpedantic -Werror -I"$srcdir/include" \
          "$srcdir/tests/loong64-bare.c" -o "$dir/bare" >"$dir/matrix.log" 2>&1; then
     timeout 120 qemu-loongarch64 "$dir/bare" >"$dir/out.txt" 2>>"$dir/matrix.log"
     code=$?
@@ -244,7 +244,7 @@ run_target() {
     (cd "$dir" && timeout 60 $check_runner ./cpucycles-info) >"$dir/info.txt" 2>&1 ||
       status="cpucycles-info failed"
   fi
-  config=$dir/src/cpucycles-config.h
+  config=$dir/include/cpucycles-config.h
   chosen=$(config_value "$config" CPUCYCLES_CHOSEN)
   precision=$(config_value "$config" CPUCYCLES_BUILD_PRECISION)
   persecond=$(config_value "$config" CPUCYCLES_BUILD_PERSECOND)

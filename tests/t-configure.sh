@@ -36,8 +36,8 @@ run() {
   tree=$scratch/$name
   mkdir "$tree" &&
     (cd "$top_srcdir" &&
-     tar cf - configure Makefile.in cpucycles.pc.in build-aux probes src/cpucycles \
-       src/*.in src/*.c src/*.h) | (cd "$tree" && tar xf -) &&
+     tar cf - configure Makefile.in cpucycles.pc.in build-aux probes include/cpucycles \
+       include/*.in include/*.h src/*.in src/*.c src/*.h) | (cd "$tree" && tar xf -) &&
     chmod -R u+w "$tree" || { status=99; return; }
   grep -v "^$skipvar=" "$scratch/presets" >"$tree.site"
   (cd "$tree" && CONFIG_SITE=$tree.site ./configure "$@") >"$tree.out" 2>&1
@@ -98,12 +98,12 @@ refuses "configure refuses a preset fingerprint with \" and \\" "error: .*cpucyc
 reasonvar=cpucycles_cv_counter_default_zero
 run valid $reasonvar "$@" "$reasonvar=no a \"quoted\" back\\slash ??/ and
 a second line"
-header=$tree/src/cpucycles-config.h
+header=$tree/include/cpucycles-config.h
 what="configure succeeds with valid presets and its cpucycles-config.h compiles (-std=c99 -Wpedantic -Werror)"
 if [ "$status" -ne 0 ]; then
   notok "$what (configure's exit status $status)"
   tail -n 15 "$tree.out" | sed 's/^/# /'
-elif ${CC:-cc} -std=c99 -Wall -Wextra -Wpedantic -Werror -fsyntax-only -I"$tree/src" \
+elif ${CC:-cc} -std=c99 -Wall -Wextra -Wpedantic -Werror -fsyntax-only -I"$tree/include" \
        -x c "$header" >"$scratch/cc.out" 2>&1; then
   ok "$what"
   grep '"default-zero"' "$header" | sed 's/^/# /'

@@ -2,7 +2,7 @@
 /*
  * cpucycles/counter.h - what every counter file shares.
  *
- * Each counter lives in one header, src/cpucycles/NAME.h, which is the single
+ * Each counter lives in one header, include/cpucycles/NAME.h, which is the single
  * source of its read sequence and setup.  It is included by its configure
  * probe, by the library's run-time table, and (for the chosen counter) by the
  * installed <cpucycles.h>.  A counter file for architecture A compiles to
