@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 /* Descriptors of perf events open in this process (-1: no /proc). */
-static int perf_fds(void)
+static inline int perf_fds(void)
 {
   DIR *d = opendir("/proc/self/fd");
   struct dirent *e;
@@ -33,7 +33,7 @@ static int perf_fds(void)
 }
 
 /* Mappings of perf event pages in this process (-1: no /proc). */
-static int perf_maps(void)
+static inline int perf_maps(void)
 {
   FILE *f = fopen("/proc/self/maps", "r");
   char line[512];
@@ -46,7 +46,7 @@ static int perf_maps(void)
 }
 
 /* Spins for ms milliseconds of CLOCK_MONOTONIC. */
-static void busy_ms(int ms)
+static inline void busy_ms(int ms)
 {
   struct timespec a, b;
   volatile unsigned long spin = 0;
@@ -59,7 +59,7 @@ static void busy_ms(int ms)
 
 /* Runs the calling test again with tests/perfshim preloaded, once, when
  * it is not loaded yet and was built (a shared build). */
-static void perf_util_preload_shim(char **argv)
+static inline void perf_util_preload_shim(char **argv)
 {
   char path[4096];
   const char *top = getenv("top_builddir");
