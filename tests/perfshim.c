@@ -4,7 +4,9 @@
  * task-clock event (nanoseconds this thread ran) with the same pid, cpu,
  * group and flags.  Then every perf code path (open, per-thread events,
  * read(), release, close-on-exec) runs here for real. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
