@@ -29,7 +29,7 @@ build() {
     (cd "$top_srcdir" && tar cf - configure configure.ac aclocal.m4 m4 Makefile.am Makefile.in cpucycles.pc.in build-aux probes include src \
        doc 2>/dev/null) | (cd "$tree" && tar xf -) &&
     chmod -R u+w "$tree" &&
-    (cd "$tree" && ./configure --enable-portable --prefix=/usr "$@" &&
+    (cd "$tree" && ./configure "$@" --enable-portable --prefix=/usr &&
        ${MAKE:-make} install-data DESTDIR="$scratch/$name.root") >"$tree.out" 2>&1
 }
 
