@@ -13,7 +13,7 @@ notok() { n=$((n + 1)); echo "not ok $n - $*"; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 check() { what=$1; shift; if "$@" >>"$log" 2>&1; then ok "$what"; else notok "$what"; sed 's/^/# /' "$log"; fi; : >"$log"; }
 
-echo "1..13"
+echo "1..14"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-installed.XXXXXX") || exit 1
 trap 'rm -rf "$scratch"' EXIT
 log=$scratch/log
@@ -72,6 +72,18 @@ else
   notok "it runs, with cpucycles_tracesetup() lines"; sed 's/^/# /' "$log"
 fi
 : >"$log"
+
+# Only what programs compile is installed: every file in include/cpucycles
+# is one that <cpucycles.h> includes.
+used=$(${CC:-cc} -E -I"$inc" "$top_srcdir/tests/api-user.c" 2>/dev/null |
+  sed -n 's|^# *[0-9][0-9]* ".*/cpucycles/\([^/"]*\.h\)".*|\1|p' | sort -u | tr '\n' ' ')
+installed=$(cd "$inc/cpucycles" && ls | sort | tr '\n' ' ')
+if [ -n "$installed" ] && [ "$used" = "$installed" ]; then
+  ok "only the counter files the inline read needs are installed: $installed"
+else
+  notok "only the counter files the inline read needs are installed"
+  echo "# installed: $installed"; echo "# included:  $used"
+fi
 
 # A program written for libcpucycles' API (it includes <cpucycles.h>):
 # source-compatible with ours.
