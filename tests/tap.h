@@ -8,7 +8,9 @@
 
 /* ThreadSanitizer defers asynchronous signals to points of its choosing
  * and reads the TSC itself: the few cases that depend on when a signal
- * lands, or that forbid the TSC, are skipped under it (TAP_TSAN_REASON). */
+ * lands are skipped under it (TAP_TSAN_REASON).  The TSC-forbidding case
+ * is skipped under any sanitizer (TAP_UNDER_SANITIZER): their runtimes read
+ * the TSC too, and fault in their own code when it is forbidden. */
 #if defined(__SANITIZE_THREAD__)
 #define TAP_UNDER_TSAN 1
 #elif defined(__has_feature)
@@ -17,6 +19,13 @@
 #endif
 #endif
 #define TAP_TSAN_REASON "ThreadSanitizer defers asynchronous signals and uses the TSC itself"
+#if defined(TAP_UNDER_TSAN) || defined(__SANITIZE_ADDRESS__)
+#define TAP_UNDER_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TAP_UNDER_SANITIZER 1
+#endif
+#endif
 
 static int tap_count;
 
