@@ -86,9 +86,12 @@ const char *cpucycles_unit_name(void);
 #if defined(__GNUC__)
 #define CPUCYCLES_LIKELY(x) __builtin_expect(!!(x), 1)
 #define CPUCYCLES_LOAD_INLINE_ID() __atomic_load_n(&cpucycles_abi_inline_id, __ATOMIC_ACQUIRE)
+/* the library replaces it once, from another thread perhaps */
+#define CPUCYCLES_LOAD_ABI_READ() __atomic_load_n(&cpucycles_abi_read, __ATOMIC_ACQUIRE)
 #else
 #define CPUCYCLES_LIKELY(x) (x)
 #define CPUCYCLES_LOAD_INLINE_ID() (*(volatile unsigned int *)&cpucycles_abi_inline_id)
+#define CPUCYCLES_LOAD_ABI_READ() (*(long long (*volatile *)(void)) & cpucycles_abi_read)
 #endif
 
 /* 1 when the library verified this very counter and scale on this host. */
@@ -111,7 +114,7 @@ static inline long long cpucycles(void)
 #endif
   }
 #endif
-  return cpucycles_abi_read();
+  return CPUCYCLES_LOAD_ABI_READ()();
 }
 
 /* ---- Measuring a function: cpucycles_bench() ---------------------------

@@ -24,7 +24,10 @@ if ! grep -q '^cpucycles_cv_fingerprint=' "$scratch/presets"; then
   echo "# no cpucycles_cv_ results in $top_builddir/config.log"
 fi
 
-# The build's configure arguments (tests/configure-args.sh).
+# The build's configure arguments (tests/configure-args.sh), less
+# --disable-inline, which would refuse --with-counter before its name is
+# looked at.
+configure_args_drop='--disable-inline'
 . "$top_srcdir/tests/configure-args.sh"
 
 # run NAME VARIABLE-NOT-PRESET [ARG...]: configure in a fresh copy of the

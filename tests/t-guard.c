@@ -87,6 +87,8 @@ static void *fault_in_thread(void *arg)
   wait_stage(3);
   (void)*thread_page; /* SIGSEGV: the program's handler makes it readable */
   set_stage(4);
+  ss.ss_flags = SS_DISABLE; /* this thread's stack goes with it, not freed by a runtime */
+  sigaltstack(&ss, 0);
   return 0;
 }
 
