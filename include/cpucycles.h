@@ -13,7 +13,7 @@
  * cpucycles() is inline: once the library has verified, on the first call,
  * that the counter configure chose works on this host, each call is that
  * counter's instruction(s) behind one load and one predictable branch.
- * The first call takes tens of microseconds; it is thread-safe, keeps
+ * The first call takes about 10 microseconds; it is thread-safe, keeps
  * errno, and may be made from a signal handler (it allocates nothing and
  * takes no lock that an interrupted thread could hold).
  *
