@@ -232,10 +232,14 @@ int cpucycles_choose(const struct cpucycles_result *results, int n)
   return best;
 }
 
+/* Reads of the chosen counter's recheck, once it is set up alone. */
+#define CPUCYCLES_RECHECK_READS 100
+
 int cpucycles_select(const struct cpucycles_counter *table, int n, long long persecond,
                      struct cpucycles_result *results)
 {
-  int i, os_clock = -1;
+  struct cpucycles_result again;
+  int i, best, os_clock = -1;
   for (i = 0; i < n; i++) {
     /* The OS clocks come last and are listed best first (the vDSO's
      * CLOCK_MONOTONIC, the same clock through its system call, then
@@ -249,6 +253,23 @@ int cpucycles_select(const struct cpucycles_counter *table, int n, long long per
     }
     cpucycles_measure(&table[i], persecond, 0, &results[i]);
     if (table[i].kind == CPUCYCLES_KIND_OSCLOCK && results[i].available) os_clock = i;
+    /* Each counter is measured alone, as configure's probes (one process
+     * each) and libcpucycles measure them: what one counter set up can
+     * make another work for a while.  On arm64 the kernel lets EL0 read
+     * PMCCNTR_EL0 only while a perf event with user access is open in the
+     * thread, so arm64-pmc measured beside arm64-perfpmc's event looks
+     * best, then reads 0, or dies of SIGILL after the next context
+     * switch, once that event is released. */
+    if (table[i].release) table[i].release(0);
   }
-  return cpucycles_choose(results, n);
+  /* The chosen counter is set up again, alone, and must still count. */
+  for (;;) {
+    best = cpucycles_choose(results, n);
+    if (!results[best].available || table[best].kind == CPUCYCLES_KIND_NONE) return best;
+    if (cpucycles_measure_reads(&table[best], persecond, 0, CPUCYCLES_RECHECK_READS, &again))
+      return best;
+    if (table[best].release) table[best].release(0);
+    results[best].available = 0;
+    results[best].reason = "worked only beside another counter: failed when set up alone";
+  }
 }

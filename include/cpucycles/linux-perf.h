@@ -258,7 +258,11 @@ static inline void cpucycles_perf_thread_exit(void *arg)
 }
 
 /* Setup of a counter with per-thread events: the calling thread's event
- * now, the others' on their first read.  Returns 0 or -1 with s->reason. */
+ * now, the others' on their first read.  A thread whose event is already
+ * open keeps it (a second setup, as cpucycles_tracesetup() or a selection
+ * makes after the first call, must not open another over the same record:
+ * the first would leak, still counting, and the record would be linked
+ * twice into the list of events).  Returns 0 or -1 with s->reason. */
 static inline int cpucycles_perf_setup_per_thread(struct cpucycles_perf_event *e,
                                                   struct cpucycles_perf_config *config,
                                                   struct cpucycles_setup *s)
@@ -271,6 +275,7 @@ static inline int cpucycles_perf_setup_per_thread(struct cpucycles_perf_event *e
     }
     config->per_thread = 1;
   }
+  if (e->open) return 0;
   e->failed = 0;
   return cpucycles_perf_open(e, config, &s->reason);
 }
