@@ -122,8 +122,8 @@ int main(int argc, char **argv)
   }
   fds1 = open_fds();
   rss1 = rss_kib();
-  tap_ok(!failed && fds1 == fds0, "%d loads and unloads: %d descriptors open, then %d", CYCLES, fds0,
-         fds1);
+  tap_ok(!failed && fds1 == fds0, "%d loads and unloads: %d descriptors open, then %d%s%s", CYCLES,
+         fds0, fds1, failed ? "; a load failed: " : "", failed && why ? why : "");
 #if defined(TAP_UNDER_TSAN)
   tap_skip("resident memory does not grow", "ThreadSanitizer keeps shadow memory for every load");
   (void)rss0;
