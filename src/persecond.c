@@ -4,8 +4,9 @@
  * This runs inside the library's first call, which must be
  * async-signal-safe: files are read with open/read into stack buffers
  * (cpucycles/readfile.h), the report is built without stdio, and errno is
- * left as the caller had it.  strtod() is the one libc parser used: it
- * takes no lock and allocates nothing for inputs this short. */
+ * left as the caller had it.  Numbers are read by
+ * cpucycles_parse_decimal() (readfile.h), in the C locale whatever the
+ * program's. */
 #include "persecond.h"
 #include "text.h"
 #include "tscrate.h"
@@ -53,18 +54,14 @@ static int cpucycles_persecond_in_range(double hz, const char **why)
 static int cpucycles_persecond_parse(const char *text, double unit, long long *hz,
                                      const char **why)
 {
-  char *end;
+  const char *end;
   double value;
-  int saved = errno, out_of_range;
   while (cpucycles_persecond_blank(*text)) text++;
   if (!*text) {
     *why = "empty";
     return 0;
   }
-  errno = 0;
-  value = strtod(text, &end);
-  out_of_range = errno == ERANGE;
-  errno = saved;
+  value = cpucycles_parse_decimal(text, &end);
   if (end == text) {
     *why = "not a number";
     return 0;
@@ -74,7 +71,7 @@ static int cpucycles_persecond_parse(const char *text, double unit, long long *h
     *why = "trailing junk after the number";
     return 0;
   }
-  if (isnan(value) || isinf(value) || out_of_range) {
+  if (isnan(value) || isinf(value)) {
     *why = "not a finite number";
     return 0;
   }
@@ -122,15 +119,13 @@ long long cpucycles_persecond_from_tsc_khz_file(const char *path)
 long long cpucycles_parse_cpuinfo_mhz(const char *line)
 {
   static const char *const keys[] = {"cpu MHz", "clock", "CPU MHz", "cpu MHz dynamic"};
-  const char *value, *why;
+  const char *value, *why, *end;
   size_t k;
   double mhz;
-  int saved = errno;
   for (k = 0; k < sizeof keys / sizeof keys[0]; k++) {
     value = cpucycles_cpuinfo_value(line, keys[k]);
     if (!value) continue;
-    mhz = strtod(value, 0);
-    errno = saved;
+    mhz = cpucycles_parse_decimal(value, &end);
     return cpucycles_persecond_in_range(mhz * 1e6, &why) ? (long long)(mhz * 1e6 + 0.5) : 0;
   }
   return 0;

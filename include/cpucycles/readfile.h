@@ -251,5 +251,47 @@ static inline const char *cpucycles_cpuinfo_value(const char *line, const char *
   while (*line == ' ' || *line == '\t') line++;
   return *line == ':' ? line + 1 : 0;
 }
+/* The decimal number at the start of text ("2.4e9", "-3", "3000.000"),
+ * in the C locale whatever the program's (strtod() follows LC_NUMERIC: a
+ * program that calls setlocale(LC_ALL, "") under de_DE would read "2.4e9"
+ * as 2 followed by junk).  *end is set after it, or to text when there is
+ * no number.  Digits past the 19th only count in the exponent: these are
+ * frequencies, rounded to whole Hz.  No hexadecimal, inf or nan. */
+static inline double cpucycles_parse_decimal(const char *text, const char **end)
+{
+  const char *p = text;
+  unsigned long long mantissa = 0; /* the number is mantissa * 10^scale */
+  int scale = 0, kept = 0, seen = 0, negative = 0, exponent = 0, exponent_negative = 0;
+  double power = 1;
+  if (*p == '+' || *p == '-') negative = *p++ == '-';
+  for (; *p >= '0' && *p <= '9'; p++, seen = 1) {
+    if (kept == 19) scale++;
+    else if ((mantissa = mantissa * 10 + (unsigned)(*p - '0')) != 0) kept++;
+  }
+  if (*p == '.')
+    for (p++; *p >= '0' && *p <= '9'; p++, seen = 1)
+      if (kept < 19) {
+        if ((mantissa = mantissa * 10 + (unsigned)(*p - '0')) != 0) kept++;
+        scale--;
+      }
+  *end = text;
+  if (!seen) return 0;
+  if (*p == 'e' || *p == 'E') {
+    const char *q = p + 1;
+    if (*q == '+' || *q == '-') exponent_negative = *q++ == '-';
+    if (*q >= '0' && *q <= '9') {
+      for (; *q >= '0' && *q <= '9'; q++)
+        if (exponent < 100000) exponent = exponent * 10 + (*q - '0');
+      scale += exponent_negative ? -exponent : exponent;
+      p = q;
+    }
+  }
+  *end = p;
+  if (mantissa == 0) return 0;
+  /* 10^|scale| in one piece (exact up to 10^22), then one rounding */
+  for (exponent = scale < 0 ? -scale : scale; exponent > 0 && power < 1e308; exponent--) power *= 10;
+  return (negative ? -1.0 : 1.0) * (scale < 0 ? (double)mantissa / power : (double)mantissa * power);
+}
+
 #endif /* CPUCYCLES_COUNTER_SETUP */
 #endif

@@ -23,12 +23,10 @@
  * 100 GHz, where the scale to cycles would be absurd). */
 static inline double cpucycles_tickrate_cpuinfo_line(const char *line, const char *key)
 {
-  const char *text = cpucycles_cpuinfo_value(line, key);
+  const char *text = cpucycles_cpuinfo_value(line, key), *end;
   double value;
-  int saved = errno;
   if (!text) return 0;
-  value = strtod(text, 0);
-  errno = saved;
+  value = cpucycles_parse_decimal(text, &end);
   return value >= 1e3 && value <= 1e11 ? value : 0;
 }
 
