@@ -55,11 +55,49 @@ void cpucycles_build_plan(struct cpucycles_plan *plan)
   plan->build_persecond = CPUCYCLES_BUILD_PERSECOND;
 }
 
+/* Set in the thread that is making a decision: a signal handler that runs
+ * on top of it in that thread (a seccomp trap's SIGSYS, which cannot be
+ * blocked: a blocked synchronous signal kills) must not wait for it. */
+static __thread int deciding_here;
+
+/* Runs decide() once in the process, however many threads call at once.
+ * The thread that claims it has cancellation disabled (a cancellation
+ * point inside, an open() or read(), would leave the claim standing and
+ * every later caller spinning) and its asynchronous signals blocked (no
+ * handler can run on top of it and wait for it), both from before the
+ * claim until the decision is published.  Returns 1 once it is made, 0 in
+ * the thread making it (a handler on top of it): then the caller must not
+ * wait, and answers as if there were no counter yet. */
+static int run_once(int *state, void (*decide)(void))
+{
+  struct cpucycles_signal_state saved;
+  int expected = UNDECIDED, cancel_state, saved_errno;
+
+  if (__atomic_load_n(state, __ATOMIC_ACQUIRE) == DECIDED) return 1;
+  if (deciding_here) return 0;
+  saved_errno = errno;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+  cpucycles_block_async_signals(&saved);
+  if (__atomic_compare_exchange_n(state, &expected, DECIDING, 0, __ATOMIC_ACQ_REL,
+                                  __ATOMIC_ACQUIRE)) {
+    deciding_here = 1;
+    decide();
+    deciding_here = 0;
+    __atomic_store_n(state, DECIDED, __ATOMIC_RELEASE);
+  }
+  cpucycles_restore_signals(&saved);
+  pthread_setcancelstate(cancel_state, 0);
+  errno = saved_errno;
+  /* Another thread is deciding: wait with this thread's signals as they
+   * were (a handler here does no harm: it waits for the other thread too). */
+  while (__atomic_load_n(state, __ATOMIC_ACQUIRE) != DECIDED) sched_yield();
+  return 1;
+}
+
 /* The decision itself. */
 static void decide_now(void)
 {
   struct cpucycles_plan plan;
-  int saved_errno = errno;
 
   cpucycles_build_plan(&plan);
   cpucycles_decide(cpucycles_table, cpucycles_table_size, &plan, "/etc/cpucyclespersecond",
@@ -73,37 +111,25 @@ static void decide_now(void)
     cpucycles_abi_inline_scale_q32 = CPUCYCLES_SCALE_Q32(decision.scale);
     __atomic_store_n(&cpucycles_abi_inline_id, CPUCYCLES_INLINE_ID, __ATOMIC_RELEASE);
   }
-  errno = saved_errno;
 }
 
-/* The thread that makes the decision has its asynchronous signals blocked
- * from before it claims it until it is made, so no handler can run on top
- * of it and wait for it (guard.h: the synchronous ones stay deliverable). */
-static void ensure_decided(void)
+/* 1 once the counter is chosen; 0 in a handler on top of the choosing. */
+static int ensure_decided(void)
 {
-  sigset_t saved;
-  int expected = UNDECIDED, saved_errno;
-
-  if (__atomic_load_n(&decision_state, __ATOMIC_ACQUIRE) == DECIDED) return;
-  saved_errno = errno;
-  cpucycles_block_async_signals(&saved);
-  if (__atomic_compare_exchange_n(&decision_state, &expected, DECIDING, 0, __ATOMIC_ACQ_REL,
-                                  __ATOMIC_ACQUIRE)) {
-    decide_now();
-    __atomic_store_n(&decision_state, DECIDED, __ATOMIC_RELEASE);
-  }
-  cpucycles_restore_signals(&saved);
-  errno = saved_errno;
-  /* Another thread is deciding: wait with this thread's signals as they
-   * were (a handler here does no harm: it waits for the other thread too). */
-  while (__atomic_load_n(&decision_state, __ATOMIC_ACQUIRE) != DECIDED) sched_yield();
+  return run_once(&decision_state, decide_now);
 }
 
 /* Around fork(): the guard and the counters' registry are quiet while the
  * child is made (a lock held by another thread would stay held in the
- * child for good). */
+ * child for good).  The forking thread's asynchronous signals are blocked
+ * from before it takes those locks until it lets them go: a handler that
+ * ran in between and made the process's first call would wait for a lock
+ * its own thread holds. */
+static __thread struct cpucycles_signal_state mask_before_fork;
+
 static void before_fork(void)
 {
+  cpucycles_block_async_signals(&mask_before_fork);
   cpucycles_guard_fork_prepare();
   cpucycles_table_fork_prepare();
 }
@@ -112,6 +138,7 @@ static void after_fork_in_parent(void)
 {
   cpucycles_table_fork_parent();
   cpucycles_guard_fork_done();
+  cpucycles_restore_signals(&mask_before_fork);
 }
 
 /* In the child of a fork(), only the forking thread exists: a decision
@@ -126,6 +153,7 @@ static void after_fork_in_child(void)
     __atomic_store_n(&persecond_state, UNDECIDED, __ATOMIC_RELEASE);
   cpucycles_table_after_fork(state == DECIDED ? decision.index : -1, decision.persecond);
   cpucycles_guard_fork_done();
+  cpucycles_restore_signals(&mask_before_fork);
 }
 
 __attribute__((constructor)) static void register_fork_handler(void)
@@ -142,25 +170,20 @@ __attribute__((destructor)) static void release_counters(void)
 }
 
 /* The frequency, on first need (the verified path of a bare TSC or cycle
- * register leaves it out of the first call): the same lock-free once, its
- * files read with open/read. */
-static void ensure_persecond(void)
+ * register leaves it out of the first call), once, as the decision. */
+static void decide_persecond_now(void)
 {
   struct cpucycles_plan plan;
-  int expected = UNDECIDED;
-  ensure_decided();
-  if (__atomic_load_n(&persecond_state, __ATOMIC_ACQUIRE) == DECIDED) return;
-  if (__atomic_compare_exchange_n(&persecond_state, &expected, DECIDING, 0, __ATOMIC_ACQ_REL,
-                                  __ATOMIC_ACQUIRE)) {
-    int saved_errno = errno;
-    cpucycles_build_plan(&plan);
-    cpucycles_decide_persecond(&plan, "/etc/cpucyclespersecond", getenv("cpucyclespersecond"),
-                               &decision);
-    errno = saved_errno;
-    __atomic_store_n(&persecond_state, DECIDED, __ATOMIC_RELEASE);
-    return;
-  }
-  while (__atomic_load_n(&persecond_state, __ATOMIC_ACQUIRE) != DECIDED) sched_yield();
+  cpucycles_build_plan(&plan);
+  cpucycles_decide_persecond(&plan, "/etc/cpucyclespersecond", getenv("cpucyclespersecond"),
+                             &decision);
+}
+
+/* 1 once decision and frequency are known; 0 in a handler on top of
+ * either being decided in this thread. */
+static int ensure_persecond(void)
+{
+  return ensure_decided() && run_once(&persecond_state, decide_persecond_now);
 }
 
 const struct cpucycles_decision *cpucycles_decision(void)
@@ -172,7 +195,7 @@ const struct cpucycles_decision *cpucycles_decision(void)
 /* cpucycles_abi_read until the decision is made. */
 static long long first_read(void)
 {
-  ensure_decided();
+  if (!ensure_decided()) return 0; /* a handler on top of the choosing */
   return __atomic_load_n(&cpucycles_abi_read, __ATOMIC_ACQUIRE)();
 }
 
@@ -181,14 +204,20 @@ long long cpucycles_function(void)
   return cpucycles();
 }
 
+/* A handler on top of the choosing in its own thread gets answers that
+ * need nothing decided: no counter yet (default-zero, the table's last),
+ * and the build's frequency or the default. */
 long long cpucycles_persecond(void)
 {
-  return cpucycles_decision()->persecond;
+  if (!ensure_persecond())
+    return CPUCYCLES_BUILD_PERSECOND > 0 ? CPUCYCLES_BUILD_PERSECOND : CPUCYCLES_PERSECOND_DEFAULT;
+  return decision.persecond;
 }
 
 const char *cpucycles_implementation(void)
 {
-  return cpucycles_table[cpucycles_decision()->index].name;
+  if (!ensure_persecond()) return cpucycles_table[cpucycles_table_size - 1].name;
+  return cpucycles_table[decision.index].name;
 }
 
 int cpucycles_unit_of_kind(int kind)
@@ -205,7 +234,7 @@ int cpucycles_unit_of_kind(int kind)
 
 int cpucycles_unit(void)
 {
-  ensure_decided();
+  if (!ensure_decided()) return CPUCYCLES_UNIT_NONE;
   return cpucycles_unit_of_kind(cpucycles_table[decision.index].kind);
 }
 

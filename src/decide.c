@@ -119,7 +119,7 @@ void cpucycles_decide(const struct cpucycles_counter *table, int n,
   d->reselected = 1;
   memset(d->results, 0, sizeof d->results);
   cpucycles_decide_persecond(plan, etc_path, env_value, d);
-  d->index = cpucycles_select(table, n, d->persecond, d->results);
+  d->index = cpucycles_select(table, n, d->persecond, -1, d->results);
   d->scale = d->results[d->index].available ? d->results[d->index].scale : 1;
   d->why[0] = 0;
   cpucycles_text_add_str(d->why, sizeof d->why, "chosen at run time: ");

@@ -36,22 +36,40 @@ static const int cpucycles_synchronous_signals[] = {SIGILL, SIGSEGV, SIGBUS,
 /* Depth of cpucycles_block_async_signals() in this thread. */
 static __thread int cpucycles_async_blocked;
 
-void cpucycles_block_async_signals(sigset_t *saved)
+/* Every signal blocked but the synchronous ones, which are unblocked even
+ * when the caller had them blocked (a worker thread that blocks all
+ * signals, a handler installed with a full sa_mask): a fault whose signal
+ * is blocked is not delivered, the kernel kills the process instead. */
+void cpucycles_block_async_signals(struct cpucycles_signal_state *saved)
 {
-  sigset_t blocked;
+  sigset_t mask;
   size_t i;
-  sigfillset(&blocked);
+  sigfillset(&mask);
   for (i = 0; i < sizeof cpucycles_synchronous_signals / sizeof cpucycles_synchronous_signals[0];
        i++)
-    sigdelset(&blocked, cpucycles_synchronous_signals[i]);
-  pthread_sigmask(SIG_BLOCK, &blocked, saved);
+    sigdelset(&mask, cpucycles_synchronous_signals[i]);
+  sigemptyset(&saved->mask);
+  /* A sandbox may deny rt_sigprocmask: then nothing changed. */
+  saved->changed = pthread_sigmask(SIG_SETMASK, &mask, &saved->mask) == 0;
   cpucycles_async_blocked++;
 }
 
-void cpucycles_restore_signals(const sigset_t *saved)
+void cpucycles_restore_signals(const struct cpucycles_signal_state *saved)
 {
   cpucycles_async_blocked--;
-  pthread_sigmask(SIG_SETMASK, saved, 0);
+  if (saved->changed) pthread_sigmask(SIG_SETMASK, &saved->mask, 0);
+}
+
+/* 1 when none of the guarded signals is blocked in this thread (a fault
+ * would reach our handler), 0 when one is, or the mask cannot be read. */
+static int cpucycles_faults_deliverable(void)
+{
+  sigset_t now;
+  int i;
+  if (pthread_sigmask(SIG_BLOCK, 0, &now) != 0) return 0;
+  for (i = 0; i < CPUCYCLES_NGUARDED; i++)
+    if (sigismember(&now, cpucycles_guarded_signals[i])) return 0;
+  return 1;
 }
 
 /* Set while this thread runs a guarded function. */
@@ -116,18 +134,18 @@ static void cpucycles_guard_handler(int signo, siginfo_t *info, void *context)
 
 /* Installs ours for signal i, taking the program's flags that matter to
  * a handler (its stack, its mask, restarts) so that a fault passed on
- * runs as it would have. */
-static void cpucycles_guard_install(int i)
+ * runs as it would have.  0, or -1 when the system refused. */
+static int cpucycles_guard_install(int i)
 {
   struct sigaction ours;
-  sigaction(cpucycles_guarded_signals[i], 0, &cpucycles_saved_actions[i]);
+  if (sigaction(cpucycles_guarded_signals[i], 0, &cpucycles_saved_actions[i]) != 0) return -1;
   memset(&ours, 0, sizeof ours);
   ours.sa_sigaction = cpucycles_guard_handler;
   ours.sa_flags =
       SA_SIGINFO | (cpucycles_saved_actions[i].sa_flags & (SA_ONSTACK | SA_RESTART | SA_NODEFER));
   if (cpucycles_is_default_or_ignored(&cpucycles_saved_actions[i])) sigemptyset(&ours.sa_mask);
   else ours.sa_mask = cpucycles_saved_actions[i].sa_mask;
-  sigaction(cpucycles_guarded_signals[i], &ours, 0);
+  return sigaction(cpucycles_guarded_signals[i], &ours, 0);
 }
 
 /* Puts the program's action back, unless another thread replaced ours
@@ -140,33 +158,39 @@ static void cpucycles_guard_restore(int i)
     sigaction(cpucycles_guarded_signals[i], &found, 0);
 }
 
-int cpucycles_guarded_call(void (*fn)(void *), void *arg)
+/* fn(arg) with our handlers in place; the fault it raised, or 0. */
+static int cpucycles_call_caught(void (*fn)(void *), void *arg)
 {
-  sigset_t saved_mask;
   sigjmp_buf jump;
-  int i, signo, masked = cpucycles_async_blocked > 0;
-
-  /* Asynchronous signals blocked (no handler may run, and perhaps longjmp
-   * away, while ours is installed), unless the caller did so already (the
-   * first call does, for all of its guarded calls). */
-  if (!masked) cpucycles_block_async_signals(&saved_mask);
-  pthread_mutex_lock(&cpucycles_guard_lock);
-  for (i = 0; i < CPUCYCLES_NGUARDED; i++) cpucycles_guard_install(i);
-
   cpucycles_guard_signo = 0;
   if (sigsetjmp(jump, 0) == 0) {
     cpucycles_guard_jump = &jump;
     fn(arg);
   }
   cpucycles_guard_jump = 0;
-  signo = cpucycles_guard_signo;
+  return cpucycles_guard_signo;
+}
 
-  for (i = 0; i < CPUCYCLES_NGUARDED; i++) cpucycles_guard_restore(i);
+int cpucycles_guarded_call(void (*fn)(void *), void *arg)
+{
+  struct cpucycles_signal_state saved_mask;
+  int i, installed = 0, signo = CPUCYCLES_GUARD_UNAVAILABLE, masked = cpucycles_async_blocked > 0;
+
+  /* Asynchronous signals blocked (no handler may run, and perhaps longjmp
+   * away, while ours is installed), unless the caller did so already (the
+   * first call does, for all of its guarded calls). */
+  if (!masked) cpucycles_block_async_signals(&saved_mask);
+  pthread_mutex_lock(&cpucycles_guard_lock);
+  /* A fault that cannot reach our handler kills: then fn is not called. */
+  if (cpucycles_faults_deliverable())
+    while (installed < CPUCYCLES_NGUARDED && cpucycles_guard_install(installed) == 0) installed++;
+  if (installed == CPUCYCLES_NGUARDED) signo = cpucycles_call_caught(fn, arg);
+  for (i = 0; i < installed; i++) cpucycles_guard_restore(i);
   pthread_mutex_unlock(&cpucycles_guard_lock);
   if (!masked) {
     /* the handler left its signal blocked: this puts the caller's mask back */
     cpucycles_restore_signals(&saved_mask);
-  } else if (signo) {
+  } else if (signo > 0) {
     sigset_t caught;
     sigemptyset(&caught);
     sigaddset(&caught, signo);
@@ -192,6 +216,8 @@ const char *cpucycles_fault_reason(int signo)
   case SIGSEGV: return "faulted with SIGSEGV (instruction or access forbidden)";
   case SIGBUS: return "faulted with SIGBUS";
   case SIGFPE: return "faulted with SIGFPE";
+  case CPUCYCLES_GUARD_UNAVAILABLE:
+    return "not tried: its faults cannot be caught here (the signal mask or actions cannot be set)";
   default: return "faulted with a signal";
   }
 }

@@ -5,14 +5,27 @@
 #define CPUCYCLES_GUARD_H
 #include <signal.h>
 
-/* Blocks this thread's asynchronous signals (all but SIGILL, SIGSEGV,
- * SIGBUS, SIGFPE, SIGSYS, SIGTRAP), saving the mask; guarded calls made
- * meanwhile skip their own masking.  Pairs with cpucycles_restore_signals. */
-void cpucycles_block_async_signals(sigset_t *saved);
-void cpucycles_restore_signals(const sigset_t *saved);
+/* The caller's mask, and whether it was changed (a sandbox may deny it). */
+struct cpucycles_signal_state {
+  sigset_t mask;
+  int changed;
+};
 
-/* Calls fn(arg) with this thread's asynchronous signals blocked.  Returns 0 when it returned, or the number of the fault it
- * raised.  The caller's signal mask is restored exactly, and so are the
+/* Sets this thread's mask to every asynchronous signal blocked and the
+ * synchronous ones (SIGILL, SIGSEGV, SIGBUS, SIGFPE, SIGSYS, SIGTRAP)
+ * unblocked, saving the caller's; guarded calls made meanwhile skip their
+ * own masking.  Pairs with cpucycles_restore_signals. */
+void cpucycles_block_async_signals(struct cpucycles_signal_state *saved);
+void cpucycles_restore_signals(const struct cpucycles_signal_state *saved);
+
+/* What cpucycles_guarded_call returns when it cannot guard (a fault
+ * signal stays blocked, or our handler cannot be installed: a sandbox
+ * that denies rt_sigprocmask or rt_sigaction): fn was not called. */
+#define CPUCYCLES_GUARD_UNAVAILABLE (-1)
+
+/* Calls fn(arg) with this thread's asynchronous signals blocked.  Returns
+ * 0 when it returned, the number of the fault it raised, or
+ * CPUCYCLES_GUARD_UNAVAILABLE without calling it.  The caller's signal mask is restored exactly, and so are the
  * program's actions, unless another thread changed one meanwhile (that
  * change stays).  Only a fault the kernel raises in this thread, inside
  * fn, is caught: a fault in another thread, or a fault signal sent with

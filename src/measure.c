@@ -10,6 +10,9 @@
 #include "cpucycles/tickrate.h"
 #include <stddef.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 
 #define CPUCYCLES_READS_PER_TRY 1000
 #define CPUCYCLES_TRIES 10
@@ -110,11 +113,37 @@ static void cpucycles_run_trial(void *arg)
   }
 }
 
+/* 1 when c's reads cannot fault here, so that it may be measured where
+ * the guard cannot be set up (a sandbox that denies rt_sigaction or
+ * rt_sigprocmask): only the OS clocks, and on x86 only while the TSC is
+ * allowed (the vDSO's clocks read it).  Everything else is not tried. */
+static int cpucycles_safe_unguarded(const struct cpucycles_counter *c)
+{
+  if (c->kind != CPUCYCLES_KIND_OSCLOCK) return 0;
+#if defined(__linux__) && (defined(__x86_64__) || defined(__i386__)) && defined(PR_GET_TSC)
+  {
+    int tsc = 0;
+    if (prctl(PR_GET_TSC, &tsc, 0, 0, 0) != 0 || tsc != PR_TSC_ENABLE) return 0;
+  }
+#endif
+  return 1;
+}
+
+/* cpucycles_guarded_call(fn, arg), or fn(arg) unguarded for a counter
+ * that cannot fault where the guard is unavailable. */
+static int cpucycles_call_for(const struct cpucycles_counter *c, void (*fn)(void *), void *arg)
+{
+  int signo = cpucycles_guarded_call(fn, arg);
+  if (signo != CPUCYCLES_GUARD_UNAVAILABLE || !cpucycles_safe_unguarded(c)) return signo;
+  fn(arg);
+  return 0;
+}
+
 /* Runs the trial under the guard and turns it into r (a trial without
  * setup takes the counter as set up, with the trial's scale). */
 static int cpucycles_measure_in_guard(struct cpucycles_trial *t, struct cpucycles_result *r)
 {
-  int signo = cpucycles_guarded_call(cpucycles_run_trial, t);
+  int signo = cpucycles_call_for(t->c, cpucycles_run_trial, t);
   r->nominal_hz = t->s.nominal_hz;
   r->scale = t->scale;
   r->available = 0;
@@ -204,7 +233,7 @@ int cpucycles_measure_reads(const struct cpucycles_counter *c, long long perseco
   if (measure_hz) {
     tm.c = c;
     tm.hz = 0;
-    signo = cpucycles_guarded_call(cpucycles_time_counter, &tm);
+    signo = cpucycles_call_for(c, cpucycles_time_counter, &tm);
     if (signo) {
       r->available = 0;
       r->reason = cpucycles_fault_reason(signo);
@@ -236,7 +265,7 @@ int cpucycles_choose(const struct cpucycles_result *results, int n)
 #define CPUCYCLES_RECHECK_READS 100
 
 int cpucycles_select(const struct cpucycles_counter *table, int n, long long persecond,
-                     struct cpucycles_result *results)
+                     int in_use, struct cpucycles_result *results)
 {
   struct cpucycles_result again;
   int i, best, os_clock = -1;
@@ -260,7 +289,7 @@ int cpucycles_select(const struct cpucycles_counter *table, int n, long long per
      * thread, so arm64-pmc measured beside arm64-perfpmc's event looks
      * best, then reads 0, or dies of SIGILL after the next context
      * switch, once that event is released. */
-    if (table[i].release) table[i].release(0);
+    if (table[i].release && i != in_use) table[i].release(0);
   }
   /* The chosen counter is set up again, alone, and must still count. */
   for (;;) {
@@ -268,7 +297,7 @@ int cpucycles_select(const struct cpucycles_counter *table, int n, long long per
     if (!results[best].available || table[best].kind == CPUCYCLES_KIND_NONE) return best;
     if (cpucycles_measure_reads(&table[best], persecond, 0, CPUCYCLES_RECHECK_READS, &again))
       return best;
-    if (table[best].release) table[best].release(0);
+    if (table[best].release && best != in_use) table[best].release(0);
     results[best].available = 0;
     results[best].reason = "worked only beside another counter: failed when set up alone";
   }

@@ -68,9 +68,13 @@ double cpucycles_scale_for(int kind, double nominal_hz, long long persecond);
  * choice (probes/choose.c) and the run-time choice share. */
 int cpucycles_choose(const struct cpucycles_result *results, int n);
 
-/* Measures every counter of the table and returns the index of the chosen
- * one (default-zero, the last entry, when nothing else works). */
+/* Measures every counter of the table, each alone (what it set up is
+ * released before the next is measured), and returns the index of the
+ * chosen one, set up again alone and rechecked (default-zero, the last
+ * entry, when nothing else works).  in_use is the index of a counter the
+ * process is counting with, never released (cpucycles_tracesetup()), or
+ * -1. */
 int cpucycles_select(const struct cpucycles_counter *table, int n, long long persecond,
-                     struct cpucycles_result *results);
+                     int in_use, struct cpucycles_result *results);
 
 #endif

@@ -26,7 +26,8 @@ void cpucycles_tracesetup(void);
 
 /* libcpucycles' lines, "cpucycles tracesetup N NAME precision P scaling S
  * only32 B" (precision 0: does not work here), from a fresh measurement
- * of every counter, then our verdict.  only32 is always 0: our 32-bit
+ * of every counter (the one in use is measured as it is, not released:
+ * the program goes on counting with it), then our verdict.  only32 is always 0: our 32-bit
  * counters are extended to 64 bits before anyone sees them.  On standard output, as
  * libcpucycles prints them, so that its cpucycles-info's output keeps its
  * shape. */
@@ -36,7 +37,7 @@ void cpucycles_tracesetup(void)
   const struct cpucycles_decision *d = cpucycles_decision();
   int i, n = cpucycles_table_size < CPUCYCLES_MAX_COUNTERS ? cpucycles_table_size
                                                           : CPUCYCLES_MAX_COUNTERS;
-  cpucycles_select(cpucycles_table, n, d->persecond, results);
+  cpucycles_select(cpucycles_table, n, d->persecond, d->index, results);
   cpucycles_table_release_others(d->index, 0);
   for (i = 0; i < n; i++)
     printf("cpucycles tracesetup %d %s precision %lld scaling %f only32 0\n", i,

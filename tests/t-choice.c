@@ -46,7 +46,7 @@ int main(void)
     tap_skip("the choice is not default-zero", "not the build host");
     return tap_done();
   }
-  chosen = cpucycles_select(cpucycles_table, cpucycles_table_size, cpucycles_persecond(), results);
+  chosen = cpucycles_select(cpucycles_table, cpucycles_table_size, cpucycles_persecond(), -1, results);
   for (i = 0; i < cpucycles_table_size; i++)
     if (results[i].available)
       tap_diag("%s precision %lld", cpucycles_table[i].name, results[i].precision);

@@ -67,12 +67,12 @@ static void synthetic_selection(void)
   struct cpucycles_counter with_flaky[] = {
       {"flaky", CPUCYCLES_KIND_ONCORE, flaky_setup, flaky_read, 0}, table[0], table[2]};
   struct cpucycles_result results[3];
-  int chosen = cpucycles_select(table, 3, 1000000000, results);
+  int chosen = cpucycles_select(table, 3, 1000000000, -1, results);
   tap_ok(chosen == 0 && !results[1].available,
          "a counter that counts only beside another's setup is not chosen (chose %s; leaning: %s)",
          table[chosen].name, results[1].available ? "available" : results[1].reason);
   tap_ok(helper_set_up == 1, "the chosen counter is left set up after the selection");
-  chosen = cpucycles_select(with_flaky, 3, 1000000000, results);
+  chosen = cpucycles_select(with_flaky, 3, 1000000000, -1, results);
   tap_ok(chosen == 1 && !results[0].available && flaky_setups == 2,
          "a counter that fails when set up again after the choice is dropped for the next "
          "(chose %s, %d setups)", with_flaky[chosen].name, flaky_setups);

@@ -17,7 +17,7 @@
 #include <pthread.h>
 #include <sys/wait.h>
 
-#define PLAN 10
+#define PLAN 11
 #define BUSY_MS 20
 /* 20 ms of running counts at least this much: nanoseconds (task clock)
  * or cycles (a real PMU at 50 MHz or more). */
@@ -49,6 +49,40 @@ static int the_perf_fd(void)
     len = readlink(path, link, sizeof link - 1);
     if (len > 0 && (link[len] = 0, strstr(link, "perf_event"))) return fd;
   }
+  return -1;
+}
+
+/* In a child: 0 when a selection with default-perfevent in use (c, set
+ * up) leaves its one event counting on, and the release ends. */
+static int select_while_in_use(const struct cpucycles_counter *c, struct cpucycles_setup *s)
+{
+  struct cpucycles_result results[CPUCYCLES_MAX_COUNTERS];
+  long long before, after;
+  int fds;
+  c->setup(s);
+  before = c->read();
+  busy_ms(2);
+  cpucycles_select(cpucycles_table, cpucycles_table_size, 2600000000LL,
+                   cpucycles_table_find("default-perfevent"), results);
+  after = c->read();
+  fds = perf_fds();
+  cpucycles_table_release_others(-1, 0);
+  tap_diag("%d descriptors during the selection, %lld then %lld, %d after the release", fds,
+           before, after, perf_fds());
+  return fds == 1 && after > before && perf_fds() == 0 ? 0 : 1;
+}
+
+/* The child's exit status, or -1 when it had to be killed after `seconds`. */
+static int wait_killing_after(pid_t pid, int seconds)
+{
+  int status, i;
+  for (i = 0; i < seconds * 100; i++) {
+    if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    usleep(10000);
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  tap_diag("the child hung for %d s: killed", seconds);
   return -1;
 }
 
@@ -128,7 +162,7 @@ int main(int argc, char **argv)
   maps = perf_maps();
   tap_ok(fds == 0 && maps == 0, "releasing every counter leaves no perf descriptor or mapping (%d, %d)",
          fds, maps);
-  chosen = cpucycles_select(cpucycles_table, cpucycles_table_size, 2600000000LL, results);
+  chosen = cpucycles_select(cpucycles_table, cpucycles_table_size, 2600000000LL, -1, results);
   tap_diag("chosen %s; default-perfevent: %s", cpucycles_table[chosen].name,
            results[cpucycles_table_find("default-perfevent")].available
                ? "available"
@@ -155,5 +189,18 @@ int main(int argc, char **argv)
   c = counter("default-perfevent");
   tap_ok(c->setup(&s) == 0 && perf_fds() == 1 && (c->release(0), perf_fds() == 0),
          "set up again and released again: one descriptor, then none");
+
+  /* A selection while the process counts with default-perfevent
+   * (cpucycles_tracesetup()): the counter in use is set up again over its
+   * open event, and must keep it (a second event over the same record
+   * leaked the first and linked the record twice: the next walk of the
+   * list, with every signal blocked, never ended; hence a child, killed
+   * after 20 s). */
+  fflush(stdout);
+  pid = fork();
+  if (pid == 0) _exit(select_while_in_use(c, &s));
+  tap_ok(wait_killing_after(pid, 20) == 0,
+         "a selection with default-perfevent in use keeps its one event, counting on, and all "
+         "is released after");
   return tap_done();
 }

@@ -18,6 +18,7 @@
 enum { cpucycles_default_gettimeofday_kind = CPUCYCLES_KIND_OSCLOCK };
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
+#include "seccomp.h"
 #include <stddef.h>
 #include <sys/time.h>
 
@@ -59,8 +60,17 @@ static inline long long cpucycles_default_gettimeofday_read(void)
 
 static inline int cpucycles_default_gettimeofday_setup(struct cpucycles_setup *s)
 {
-  long long none = 0, now = cpucycles_default_gettimeofday_now_us();
+  long long none = 0, now;
   s->nominal_hz = 1e6;
+#if defined(__linux__)
+  /* the vDSO makes the system call itself where it cannot read the
+   * kernel's clocksource (seccomp.h) */
+  if (!cpucycles_seccomp_allows_clock(1)) {
+    s->reason = CPUCYCLES_SECCOMP_REASON;
+    return -1;
+  }
+#endif
+  now = cpucycles_default_gettimeofday_now_us();
   if (now <= 0) {
     s->reason = "gettimeofday() failed";
     return -1;

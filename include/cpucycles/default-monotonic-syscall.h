@@ -51,9 +51,10 @@ static inline long long cpucycles_default_monotonic_syscall_read(void)
 
 static inline int cpucycles_default_monotonic_syscall_setup(struct cpucycles_setup *s)
 {
-  s->nominal_hz = 1e9;
 #if defined(CPUCYCLES_SYS_CLOCK_GETTIME)
-  if (cpucycles_seccomp_active()) {
+  struct cpucycles_kernel_timespec t;
+  s->nominal_hz = 1e9;
+  if (!cpucycles_seccomp_allows(CPUCYCLES_SYS_CLOCK_GETTIME, CLOCK_MONOTONIC, (long)&t, 0, 0, 0)) {
     s->reason = CPUCYCLES_SECCOMP_REASON;
     return -1;
   }
@@ -63,6 +64,7 @@ static inline int cpucycles_default_monotonic_syscall_setup(struct cpucycles_set
   }
   return 0;
 #else
+  s->nominal_hz = 1e9;
   s->reason = "no 64-bit clock_gettime system call on this target";
   return -1;
 #endif

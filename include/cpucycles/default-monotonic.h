@@ -18,10 +18,19 @@ static inline long long cpucycles_default_monotonic_read(void)
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
+#include "seccomp.h"
 static inline int cpucycles_default_monotonic_setup(struct cpucycles_setup *s)
 {
   struct timespec t;
   s->nominal_hz = 1e9;
+#if defined(__linux__)
+  /* the vDSO makes the system call itself where it cannot read the
+   * kernel's clocksource (seccomp.h) */
+  if (!cpucycles_seccomp_allows_clock(0)) {
+    s->reason = CPUCYCLES_SECCOMP_REASON;
+    return -1;
+  }
+#endif
   if (clock_gettime(CLOCK_MONOTONIC, &t) != 0) {
     s->reason = "clock_gettime(CLOCK_MONOTONIC) failed";
     return -1;

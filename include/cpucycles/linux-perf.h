@@ -169,6 +169,10 @@ static inline int cpucycles_perf_open_fd(unsigned long long config1, const char 
   attr.config1 = config1;
   attr.exclude_kernel = 1;
   attr.exclude_hv = 1;
+  if (!cpucycles_seccomp_allows(SYS_perf_event_open, (long)&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)) {
+    *reason = CPUCYCLES_SECCOMP_REASON;
+    return -1;
+  }
   fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd < 0 && errno == EINVAL) {
     /* kernels before 3.14 know no PERF_FLAG_FD_CLOEXEC */
@@ -195,10 +199,6 @@ static inline int cpucycles_perf_open(struct cpucycles_perf_event *e,
   e->open = 0;
   e->config = config;
   ((struct cpucycles_perf_config *)config)->used = 1;
-  if (cpucycles_seccomp_active()) {
-    *reason = CPUCYCLES_SECCOMP_REASON;
-    return -1;
-  }
   for (i = 0; i < config->ntries && fd < 0; i++) fd = cpucycles_perf_open_fd(config->config1[i], reason);
   if (fd < 0) goto fail;
   if (!config->keep_fd || config->need_rdpmc) {

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/* t-hostile - the process's first call in patterns real programs use,
+ * each in a fresh process (this program run again with the case's name)
+ * that must neither die nor hang (it is killed after 10 s):
+ *   blocked      a worker thread that blocks every signal makes it, with
+ *                the TSC forbidden where that can be done (x86): the
+ *                probe's fault would be blocked, which kills
+ *   fullmask     from a handler installed with a full sa_mask: the same
+ *   cancel       a thread cancelled (deferred) during the first
+ *                cpucycles_persecond(), at its open() of
+ *                /etc/cpucyclespersecond (made, in a mount namespace)
+ *   sigsys       a seccomp trap on a call it makes, whose SIGSYS handler
+ *                calls cpucycles(): it re-enters the first call
+ *   fork         a signal whose handler makes it, delivered to a forking
+ *                thread after the fork handlers took their locks
+ *   persecond    a timer's handler calls cpucycles_persecond() while the
+ *                same thread's first cpucycles_persecond() runs (timing:
+ *                many processes)
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "cpucycles.h"
+#include "guard.h"
+#include "fault.h"
+#include "tap.h"
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <stdio.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#endif
+
+#define PERSECOND_RUNS 100
+
+/* ---- What each case checks ---- */
+
+/* 1 when two first-call-era reads increase and are real counts. */
+static int counts(void)
+{
+  struct timespec ms = {0, 1000000};
+  long long a = cpucycles(), b;
+  nanosleep(&ms, 0);
+  b = cpucycles();
+  return b > a && a > 0;
+}
+
+static long long probe_fault_result;
+static void probe_fault(void *arg)
+{
+  (void)arg;
+  probe_fault_result = test_fault();
+}
+
+/* The guard catches a fault (portable: no TSC to forbid needed), then the
+ * first call counts, with the TSC forbidden where possible. */
+static int guarded_then_first_call(void)
+{
+  if (cpucycles_guarded_call(probe_fault, 0) != SIGSEGV) return 10;
+#if defined(PR_SET_TSC) && !defined(TAP_UNDER_SANITIZER)
+  prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);
+#endif
+  return counts() ? 0 : 11;
+}
+
+static void *blocked_worker(void *arg)
+{
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, 0);
+  *(int *)arg = guarded_then_first_call();
+  return 0;
+}
+
+static int case_blocked(void)
+{
+  pthread_t t;
+  int result = 12;
+  if (pthread_create(&t, 0, blocked_worker, &result) != 0) return 13;
+  pthread_join(t, 0);
+  return result;
+}
+
+static volatile int in_handler_result = 14;
+static void fullmask_handler(int signo)
+{
+  (void)signo;
+  in_handler_result = guarded_then_first_call();
+}
+
+static int case_fullmask(void)
+{
+  struct sigaction a;
+  memset(&a, 0, sizeof a);
+  a.sa_handler = fullmask_handler;
+  sigfillset(&a.sa_mask);
+  sigaction(SIGUSR1, &a, 0);
+  raise(SIGUSR1);
+  return in_handler_result;
+}
+
+/* The thread asks for its own cancellation, then makes the first
+ * cpucycles_persecond(), whose open() of /etc/cpucyclespersecond is a
+ * cancellation point: the decision must finish before the thread goes. */
+static void *cancelled_thread(void *arg)
+{
+  (void)arg;
+  pthread_cancel(pthread_self());
+  cpucycles_persecond();
+  pthread_testcancel();
+  return 0;
+}
+
+/* /etc/cpucyclespersecond must exist for the first cpucycles_persecond()
+ * to open it: an empty /etc (a tmpfs in a mount namespace of this
+ * process) with just that file.  Needs the right to unshare (root). */
+static int etc_with_persecond_file(void)
+{
+#if defined(__linux__) && defined(CLONE_NEWNS)
+  FILE *f;
+  if (unshare(CLONE_NEWNS) != 0 || mount(0, "/", 0, MS_REC | MS_PRIVATE, 0) != 0 ||
+      mount("tmpfs", "/etc", "tmpfs", 0, 0) != 0 || !(f = fopen("/etc/cpucyclespersecond", "w")))
+    return -1;
+  fputs("2500000000\n", f);
+  return fclose(f);
+#else
+  return -1;
+#endif
+}
+
+static int case_cancel(void)
+{
+  pthread_t t;
+  if (etc_with_persecond_file() != 0) return 4;
+  if (pthread_create(&t, 0, cancelled_thread, 0) != 0) return 13;
+  pthread_join(t, 0);
+  return cpucycles_persecond() == 2500000000LL && counts() ? 0 : 15;
+}
+
+#if defined(__linux__) && defined(SECCOMP_RET_TRAP) && defined(SYS_rt_sigaction)
+static volatile long long sigsys_count = -1;
+static void sigsys_handler(int signo, siginfo_t *info, void *context)
+{
+  (void)signo, (void)info, (void)context;
+  sigsys_count = cpucycles(); /* a program logging the trap with a timestamp */
+}
+
+/* Traps rt_sigaction(SIGBUS, ...), which the guard makes. */
+static int case_sigsys(void)
+{
+  struct sigaction a;
+  /* the low half of args[0], wherever the byte order puts it */
+  unsigned int arg0 = (unsigned int)offsetof(struct seccomp_data, args[0]) +
+                      (*(const unsigned short *)"\1" == 1 ? 0 : 4);
+  struct sock_filter code[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigaction, 0, 3),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arg0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SIGBUS, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog program = {(unsigned short)(sizeof code / sizeof code[0]), code};
+  memset(&a, 0, sizeof a);
+  a.sa_sigaction = sigsys_handler;
+  a.sa_flags = SA_SIGINFO;
+  sigaction(SIGSYS, &a, 0);
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+      prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0)
+    return 4;
+  if (!counts()) return 16;
+  return sigsys_count >= 0 ? 0 : 17; /* the handler ran, and returned */
+}
+#else
+static int case_sigsys(void) { return 4; }
+#endif
+
+/* A prepare handler registered before the library's runs after it (they
+ * run in reverse order): with the library's locks taken, it raises a
+ * signal whose handler makes the process's first call. */
+static volatile int fork_case;
+static volatile long long fork_handler_count = -1;
+static void fork_signal_handler(int signo)
+{
+  (void)signo;
+  fork_handler_count = cpucycles();
+}
+static void raise_in_prepare(void)
+{
+  if (fork_case) raise(SIGUSR2);
+}
+__attribute__((constructor(101))) static void register_early(void)
+{
+  pthread_atfork(raise_in_prepare, 0, 0);
+}
+
+static int case_fork(void)
+{
+  int status;
+  pid_t pid;
+  signal(SIGUSR2, fork_signal_handler);
+  fork_case = 1;
+  pid = fork();
+  if (pid == 0) _exit(0);
+  fork_case = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid) return 13;
+  return fork_handler_count > 0 && counts() ? 0 : 18;
+}
+
+static void persecond_handler(int signo)
+{
+  (void)signo;
+  cpucycles_persecond();
+}
+
+static int case_persecond(void)
+{
+  struct itimerval every = {{0, 20}, {0, 20}};
+  cpucycles(); /* the counter is decided; the frequency is not yet */
+  signal(SIGALRM, persecond_handler);
+  setitimer(ITIMER_REAL, &every, 0);
+  cpucycles_persecond();
+  memset(&every, 0, sizeof every);
+  setitimer(ITIMER_REAL, &every, 0);
+  return cpucycles_persecond() > 0 ? 0 : 19;
+}
+
+/* ---- The driver ---- */
+
+struct hostile_case {
+  const char *name;
+  int (*run)(void);
+  const char *what;
+};
+
+static const struct hostile_case cases[] = {
+    {"blocked", case_blocked, "a worker thread that blocks every signal"},
+    {"fullmask", case_fullmask, "a handler installed with a full sa_mask"},
+    {"cancel", case_cancel, "a thread cancelled during its first cpucycles_persecond()"},
+    {"sigsys", case_sigsys, "a seccomp trap's SIGSYS handler calling cpucycles() during it"},
+    {"fork", case_fork, "a signal delivered to a forking thread after the fork handlers' locks"},
+};
+
+/* Runs this program again for one case; its exit status, or -1 when it
+ * died of a signal or hung (killed after 10 s; *hung set). */
+static int run_fresh(const char *self, const char *name, int *hung)
+{
+  int status = 0, i;
+  pid_t pid;
+  fflush(stdout);
+  pid = fork();
+  if (pid == 0) {
+    execl(self, self, name, (char *)0);
+    _exit(127);
+  }
+  *hung = 0;
+  for (i = 0; i < 1000 && waitpid(pid, &status, WNOHANG) == 0; i++) usleep(10000);
+  if (i == 1000) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    *hung = 1;
+    return -1;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1 - WTERMSIG(status);
+}
+
+int main(int argc, char **argv)
+{
+  size_t i;
+  int status, hung, failures = 0, runs;
+  if (argc == 2) {
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+      if (strcmp(argv[1], cases[i].name) == 0) return cases[i].run();
+    if (strcmp(argv[1], "persecond") == 0) return case_persecond();
+    return 99;
+  }
+  tap_plan((int)(sizeof cases / sizeof cases[0]) + 1);
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    status = run_fresh("/proc/self/exe", cases[i].name, &hung);
+    if (status == 4) {
+      tap_skip(cases[i].what, "cannot be set up here (no seccomp filter, no right to unshare, or an emulator)");
+      continue;
+    }
+    tap_ok(status == 0, "%s: the first call neither dies nor hangs, and counts (%s %d)",
+           cases[i].what, hung ? "hung" : status < -1 ? "killed by signal" : "exit",
+           status < -1 ? -1 - status : status);
+  }
+#if defined(TAP_UNDER_TSAN)
+  tap_skip("a timer's handler calling cpucycles_persecond() during the first one", TAP_TSAN_REASON);
+#else
+  for (runs = 0; runs < PERSECOND_RUNS && failures < 3; runs++)
+    failures += run_fresh("/proc/self/exe", "persecond", &hung) != 0;
+  tap_ok(failures == 0,
+         "a timer's handler calling cpucycles_persecond() during the same thread's first one: "
+         "%d of %d fresh processes died or hung",
+         failures, runs);
+#endif
+  return tap_done();
+}
