@@ -103,7 +103,7 @@ const char *cpucycles_unit_name(void);
 #define CPUCYCLES_INLINE_VERIFIED() (CPUCYCLES_LOAD_INLINE_ID() == CPUCYCLES_INLINE_ID)
 #endif
 
-static inline long long cpucycles(void)
+CPUCYCLES_ALWAYS_INLINE long long cpucycles(void)
 {
 #if defined(CPUCYCLES_INLINE_READ)
   if (CPUCYCLES_LIKELY(CPUCYCLES_INLINE_VERIFIED())) {

@@ -6,7 +6,10 @@
 #include <stdio.h>
 
 /* The measured region: t-installed looks for the counter's instruction in
- * this function's machine code. */
+ * this function's machine code (kept out of line, even by -flto). */
+#if defined(__GNUC__)
+__attribute__((__noinline__, __used__))
+#endif
 long long cpucycles_user_measure(void)
 {
   long long t0 = cpucycles();

@@ -44,10 +44,10 @@ static long long dispatched(void) { return cpucycles_abi_read(); }
 /* Nanoseconds per call of f over CALLS calls. */
 static double ns_per_call(long long (*f)(void))
 {
-  long long t0 = cpucycles_default_monotonic_read(), t1;
+  long long t0 = cpucycles_default_monotonic_now_ns(), t1;
   int i;
   for (i = 0; i < CALLS; i++) sink = f();
-  t1 = cpucycles_default_monotonic_read();
+  t1 = cpucycles_default_monotonic_now_ns();
   return (double)(t1 - t0) / CALLS;
 }
 
@@ -87,7 +87,7 @@ static double child_us(const char *self, const char *mode)
 
 static int first_call_child(const char *mode)
 {
-  long long t0 = cpucycles_default_monotonic_read(), t1;
+  long long t0 = cpucycles_default_monotonic_now_ns(), t1;
   if (strcmp(mode, "--first-call") == 0) {
     sink = cpucycles();
   } else {
@@ -98,7 +98,7 @@ static int first_call_child(const char *mode)
     cpucycles_decide(cpucycles_table, cpucycles_table_size, &plan, "/etc/cpucyclespersecond",
                      getenv("cpucyclespersecond"), &d);
   }
-  t1 = cpucycles_default_monotonic_read();
+  t1 = cpucycles_default_monotonic_now_ns();
   printf("%.2f\n", (double)(t1 - t0) / 1e3);
   return 0;
 }

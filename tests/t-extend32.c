@@ -24,7 +24,7 @@ static __thread struct cpucycles_extend32 thread_state;
 
 static unsigned int simulated_read32(void)
 {
-  return (unsigned int)((unsigned long long)cpucycles_default_monotonic_read() * TICKS_PER_NS);
+  return (unsigned int)((unsigned long long)cpucycles_default_monotonic_now_ns() * TICKS_PER_NS);
 }
 
 static long long simulated_read(void)
@@ -55,7 +55,7 @@ static int run(double rate_factor, double *error, long long *wraps)
   int i, backwards = 0;
   thread_state.started = 0;
   cpucycles_extend32_start(&anchor, simulated_read32(), TICKS_PER_NS * 1000.0 * rate_factor);
-  ns0 = cpucycles_default_monotonic_read();
+  ns0 = cpucycles_default_monotonic_now_ns();
   t0 = prev = simulated_read();
   for (i = 0; i < 400; i++) {
     if (i % 4 == 1) sleep_us((i * 7919L) % 30000); /* up to 3 wraps */
@@ -63,7 +63,7 @@ static int run(double rate_factor, double *error, long long *wraps)
     if (now < prev) backwards++;
     prev = now;
   }
-  ns1 = cpucycles_default_monotonic_read();
+  ns1 = cpucycles_default_monotonic_now_ns();
   *error = ((double)(prev - t0) / TICKS_PER_NS - (double)(ns1 - ns0)) / (double)(ns1 - ns0);
   if (*error < 0) *error = -*error;
   *wraps = (prev - t0) >> 32;

@@ -19,7 +19,7 @@
 #define CPUCYCLES_INLINE_ID 0x80000001U
 #define CPUCYCLES_INLINE_SCALED 0
 #define CPUCYCLES_INLINE_SCALE 1
-#define CPUCYCLES_INLINE_READ() cpucycles_default_monotonic_read()
+#define CPUCYCLES_INLINE_READ() cpucycles_default_monotonic_now_ns()
 #include "cpucycles.h"
 #include "tap.h"
 

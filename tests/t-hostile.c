@@ -16,15 +16,18 @@
  *   persecond    a timer's handler calls cpucycles_persecond() while the
  *                same thread's first cpucycles_persecond() runs (timing:
  *                many processes)
+ * and the CLOCK_MONOTONIC counters in a time namespace a century ahead.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "cpucycles.h"
 #include "guard.h"
+#include "table.h"
 #include "fault.h"
 #include "tap.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
@@ -238,6 +241,52 @@ static int case_persecond(void)
   return cpucycles_persecond() > 0 ? 0 : 19;
 }
 
+/* A time namespace whose CLOCK_MONOTONIC is a century ahead (unshare
+ * --time --monotonic 3600000000): the two CLOCK_MONOTONIC counters, set
+ * up in it, count from their origin, so their counts scaled to cycles
+ * stay positive (nanoseconds since the namespace's "boot" times 2.6
+ * wrapped to -9.1e18).  Needs root and Linux 5.6. */
+#if defined(__linux__)
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+static int monotonic_counts_positive(void)
+{
+  static const char *const names[] = {"default-monotonic", "default-monotonic-syscall"};
+  struct cpucycles_setup s = {2600000000LL, 0, 0};
+  size_t i;
+  for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+    int index = cpucycles_table_find(names[i]);
+    long long a, b;
+    if (index < 0 || cpucycles_table[index].setup(&s) != 0) continue;
+    a = cpucycles_scale_ticks(cpucycles_table[index].read(), CPUCYCLES_SCALE_Q32(2.6));
+    b = cpucycles_scale_ticks(cpucycles_table[index].read(), CPUCYCLES_SCALE_Q32(2.6));
+    printf("# %s in the namespace: %lld then %lld cycles\n", names[i], a, b);
+    fflush(stdout);
+    if (!(a > 0 && b >= a)) return 20;
+  }
+  return 0;
+}
+
+static int case_timens(void)
+{
+  int status, fd;
+  pid_t pid;
+  static const char offsets[] = "monotonic 3600000000 0\n";
+  if (unshare(CLONE_NEWTIME) != 0) return 4;
+  fd = open("/proc/self/timens_offsets", O_WRONLY);
+  if (fd < 0 || write(fd, offsets, sizeof offsets - 1) != (ssize_t)sizeof offsets - 1) return 4;
+  close(fd);
+  fflush(stdout);
+  pid = fork(); /* the child is in the namespace */
+  if (pid == 0) _exit(monotonic_counts_positive());
+  if (pid < 0 || waitpid(pid, &status, 0) != pid) return 13;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 21;
+}
+#else
+static int case_timens(void) { return 4; }
+#endif
+
 /* ---- The driver ---- */
 
 struct hostile_case {
@@ -285,9 +334,10 @@ int main(int argc, char **argv)
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
       if (strcmp(argv[1], cases[i].name) == 0) return cases[i].run();
     if (strcmp(argv[1], "persecond") == 0) return case_persecond();
+    if (strcmp(argv[1], "timens") == 0) return case_timens();
     return 99;
   }
-  tap_plan((int)(sizeof cases / sizeof cases[0]) + 1);
+  tap_plan((int)(sizeof cases / sizeof cases[0]) + 2);
   for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     status = run_fresh("/proc/self/exe", cases[i].name, &hung);
     if (status == 4) {
@@ -308,5 +358,11 @@ int main(int argc, char **argv)
          "%d of %d fresh processes died or hung",
          failures, runs);
 #endif
+  status = run_fresh("/proc/self/exe", "timens", &hung);
+  if (status == 4)
+    tap_skip("CLOCK_MONOTONIC a century ahead (a time namespace)", "no time namespace here (root, Linux 5.6)");
+  else
+    tap_ok(status == 0, "CLOCK_MONOTONIC a century ahead (a time namespace): the counts stay positive (exit %d)",
+           status);
   return tap_done();
 }

@@ -13,7 +13,7 @@ notok() { n=$((n + 1)); echo "not ok $n - $*"; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 check() { what=$1; shift; if "$@" >>"$log" 2>&1; then ok "$what"; else notok "$what"; sed 's/^/# /' "$log"; fi; : >"$log"; }
 
-echo "1..14"
+echo "1..15"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-installed.XXXXXX") || exit 1
 trap 'rm -rf "$scratch"' EXIT
 log=$scratch/log
@@ -50,8 +50,22 @@ if ! command -v "${CXX:-c++}" >/dev/null 2>&1; then
 elif [ "$cc_target" != "$cxx_target" ]; then
   skip "C++ strict build" "${CXX:-c++} targets $cxx_target, not $cc_target"
 else
-  check "C++ strict build" \
-    ${CXX:-c++} -std=c++11 $strict -x c++ -I"$inc" -c "$top_srcdir/tests/api-user.c" -o "$scratch/userxx.o"
+  check "C++ strict build (-Wold-style-cast too)" \
+    ${CXX:-c++} -std=c++11 $strict -Wold-style-cast -x c++ -I"$inc" -c "$top_srcdir/tests/api-user.c" \
+    -o "$scratch/userxx.o"
+fi
+# clang++ -Weverything on a file that only includes the header and reads
+# the counter (C++98 has no long long, the API's type: that one is off).
+if ! command -v clang++ >/dev/null 2>&1; then
+  skip "clang++ -Weverything on the installed headers" "no clang++"
+elif [ "$(clang++ -dumpmachine 2>/dev/null | cut -d- -f1)" != "$(echo "$cc_target" | cut -d- -f1)" ]; then
+  skip "clang++ -Weverything on the installed headers" "clang++ targets another architecture"
+else
+  printf '#include <cpucycles.h>\nlong long cpucycles_user_read();\nlong long cpucycles_user_read() { return cpucycles(); }\n' \
+    >"$scratch/everything.cc"
+  check "clang++ -Weverything on the installed headers" \
+    clang++ -std=c++11 -Weverything -Wno-c++98-compat-pedantic -Werror -I"$inc" -c "$scratch/everything.cc" \
+    -o "$scratch/everything.o"
 fi
 if [ -x "$scratch/user99" ] && LD_LIBRARY_PATH=$lib ${CPUCYCLES_PROBE_RUNNER:-} "$scratch/user99" >"$log" 2>&1 && grep -q api-ok "$log"; then
   ok "the program runs against the installed library: $(head -n 1 "$log")"

@@ -19,7 +19,7 @@ static inline unsigned long long cpucycles_amd64_perfpmc_rdpmc(unsigned int inde
 {
   unsigned int lo, hi;
   __asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(index - 1));
-  return ((unsigned long long)hi << 32) | lo;
+  return (CPUCYCLES_CAST(unsigned long long, hi) << 32) | lo;
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
@@ -28,7 +28,7 @@ static __thread struct cpucycles_perf_event cpucycles_amd64_perfpmc_thread;
 static struct cpucycles_perf_config cpucycles_amd64_perfpmc_config = {
     .config1 = {0}, .ntries = 1, .need_rdpmc = 1};
 
-static inline long long cpucycles_amd64_perfpmc_read(void)
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_amd64_perfpmc_read(void)
 {
   struct cpucycles_perf_event *e = cpucycles_perf_thread_event(&cpucycles_amd64_perfpmc_thread,
                                                                &cpucycles_amd64_perfpmc_config);

@@ -18,11 +18,11 @@
 
 enum { cpucycles_amd64_pmc_kind = CPUCYCLES_KIND_ONCORE };
 
-static inline long long cpucycles_amd64_pmc_read(void)
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_amd64_pmc_read(void)
 {
   unsigned int lo, hi;
   __asm__ __volatile__("lfence\n\trdpmc" : "=a"(lo), "=d"(hi) : "c"((1u << 30) + 1) : "memory");
-  return (long long)(((unsigned long long)hi << 32) | lo);
+  return CPUCYCLES_CAST(long long, ((CPUCYCLES_CAST(unsigned long long, hi) << 32) | lo));
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)

@@ -15,7 +15,7 @@
 
 enum { cpucycles_amd64_tsc_kind = CPUCYCLES_KIND_OFFCORE };
 
-static inline long long cpucycles_amd64_tsc_read(void) { return cpucycles_rdtsc(); }
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_amd64_tsc_read(void) { return cpucycles_rdtsc(); }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
 /* CR4.TSD could make RDTSC fault: the guarded read finds out */

@@ -18,7 +18,7 @@
 
 enum { cpucycles_amd64_tscp_kind = CPUCYCLES_KIND_OFFCORE };
 
-static inline long long cpucycles_amd64_tscp_read(void)
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_amd64_tscp_read(void)
 {
   unsigned int aux; /* the CPU number: not wanted here */
   return cpucycles_rdtscp_lfence(&aux);

@@ -21,7 +21,7 @@
 
 enum { cpucycles_arm32_cortex_kind = CPUCYCLES_KIND_ONCORE };
 
-static inline unsigned int cpucycles_arm32_cortex_read32(void)
+CPUCYCLES_ALWAYS_INLINE unsigned int cpucycles_arm32_cortex_read32(void)
 {
   unsigned int t;
   __asm__ __volatile__("mrc p15, 0, %0, c9, c13, 0" : "=r"(t));
@@ -32,7 +32,7 @@ static inline unsigned int cpucycles_arm32_cortex_read32(void)
 CPUCYCLES_STATE_STORAGE struct cpucycles_extend32_anchor cpucycles_arm32_cortex_anchor;
 CPUCYCLES_STATE_STORAGE __thread struct cpucycles_extend32 cpucycles_arm32_cortex_thread;
 
-static inline long long cpucycles_arm32_cortex_read(void)
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_arm32_cortex_read(void)
 {
   return cpucycles_extend32_read(&cpucycles_arm32_cortex_anchor, &cpucycles_arm32_cortex_thread,
                                  cpucycles_arm32_cortex_read32());

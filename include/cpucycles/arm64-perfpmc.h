@@ -32,10 +32,10 @@ enum { cpucycles_arm64_perfpmc_kind = CPUCYCLES_KIND_ONCORE };
 static inline unsigned long long cpucycles_arm64_perfpmc_pmc(unsigned int index)
 {
   unsigned long long pmc;
-  if (index == 32) return (unsigned long long)cpucycles_arm64_pmc_read();
+  if (index == 32) return CPUCYCLES_CAST(unsigned long long, cpucycles_arm64_pmc_read());
   __asm__ __volatile__("msr PMSELR_EL0, %1\n\tisb\n\tmrs %0, PMXEVCNTR_EL0"
                        : "=r"(pmc)
-                       : "r"((unsigned long long)(index - 1)));
+                       : "r"(CPUCYCLES_CAST(unsigned long long, (index - 1))));
   return pmc;
 }
 
@@ -50,7 +50,7 @@ static __thread struct cpucycles_perf_event cpucycles_arm64_perfpmc_thread;
 static struct cpucycles_perf_config cpucycles_arm64_perfpmc_config = {
     .config1 = {3, 2}, .ntries = 2, .need_rdpmc = 1};
 
-static inline long long cpucycles_arm64_perfpmc_read(void)
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_arm64_perfpmc_read(void)
 {
   struct cpucycles_perf_event *e = cpucycles_perf_thread_event(&cpucycles_arm64_perfpmc_thread,
                                                                &cpucycles_arm64_perfpmc_config);

@@ -17,11 +17,11 @@
 
 enum { cpucycles_arm64_pmc_kind = CPUCYCLES_KIND_ONCORE };
 
-static inline long long cpucycles_arm64_pmc_read(void)
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_arm64_pmc_read(void)
 {
   unsigned long long t;
   __asm__ __volatile__("mrs %0, PMCCNTR_EL0" : "=r"(t));
-  return (long long)t;
+  return CPUCYCLES_CAST(long long, t);
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)

@@ -20,11 +20,11 @@
 
 enum { cpucycles_arm64_vct_kind = CPUCYCLES_KIND_SCALED };
 
-static inline long long cpucycles_arm64_vct_read(void)
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_arm64_vct_read(void)
 {
   unsigned long long t;
   __asm__ __volatile__("isb\n\tmrs %0, CNTVCT_EL0" : "=r"(t) : : "memory");
-  return (long long)t;
+  return CPUCYCLES_CAST(long long, t);
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)

@@ -9,7 +9,7 @@
  * nothing elsewhere and defines CPUCYCLES_HAVE_<ID> when it does compile.
  *
  * For a counter with identifier ID (name with '-' turned into '_') it defines:
- *   static inline long long cpucycles_ID_read(void);
+ *   CPUCYCLES_ALWAYS_INLINE long long cpucycles_ID_read(void);
  *   static inline int cpucycles_ID_setup(struct cpucycles_setup *s);
  *   enum { cpucycles_ID_kind = CPUCYCLES_KIND_... };
  * setup returns 0 when the counter may be read, or -1 with s->reason set.
@@ -32,6 +32,24 @@
  */
 #ifndef CPUCYCLES_COUNTER_H
 #define CPUCYCLES_COUNTER_H
+
+/* A conversion that C++ (-Wold-style-cast) accepts too: the installed
+ * headers compile in other people's programs, under their flags. */
+#if defined(__cplusplus)
+#define CPUCYCLES_CAST(type, value) (static_cast<type>(value))
+#else
+#define CPUCYCLES_CAST(type, value) ((type)(value))
+#endif
+
+/* The read of a counter and what it calls, forced inline even at -O0 or
+ * -Os: a call around the measured code would be measured with it, and a
+ * compiler that chooses an out-of-line copy breaks the "one inline
+ * instruction" promise. */
+#if defined(__GNUC__)
+#define CPUCYCLES_ALWAYS_INLINE static inline __attribute__((__always_inline__))
+#else
+#define CPUCYCLES_ALWAYS_INLINE static inline
+#endif
 
 /* The kind decides the penalty added to the measured precision and whether
  * the ticks are scaled to cycles (rules of libcpucycles' selection). */
@@ -67,16 +85,16 @@ struct cpucycles_setup {
  * come back rounded to hundreds of cycles.  The four 32x32-bit products
  * are exact; only the last fraction is dropped, so the result is exact to
  * within a cycle for any result below 2^63. */
-static inline long long cpucycles_scale_ticks(long long ticks, unsigned long long scale_q32)
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_scale_ticks(long long ticks, unsigned long long scale_q32)
 {
-  unsigned long long t = (unsigned long long)ticks;
+  unsigned long long t = CPUCYCLES_CAST(unsigned long long, ticks);
   unsigned long long th = t >> 32, tl = t & 0xffffffffULL;
   unsigned long long sh = scale_q32 >> 32, sl = scale_q32 & 0xffffffffULL;
-  return (long long)(((th * sh) << 32) + th * sl + tl * sh + ((tl * sl) >> 32));
+  return CPUCYCLES_CAST(long long, (((th * sh) << 32) + th * sl + tl * sh + ((tl * sl) >> 32)));
 }
 
 /* scale (cycles per tick, 0 < scale < 2^31) as cpucycles_scale_ticks wants it. */
-#define CPUCYCLES_SCALE_Q32(scale) ((unsigned long long)((scale) * 4294967296.0 + 0.5))
+#define CPUCYCLES_SCALE_Q32(scale) (CPUCYCLES_CAST(unsigned long long, ((scale) * 4294967296.0 + 0.5)))
 
 /* Fences and clobbers: one rule for every read.
  *
@@ -116,20 +134,20 @@ static inline long long cpucycles_scale_ticks(long long ticks, unsigned long lon
 
 #if defined(__x86_64__) || defined(__i386__)
 /* RDTSC, unordered (no fence, hence no clobber): amd64-tsc and x86-tsc. */
-static inline long long cpucycles_rdtsc(void)
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_rdtsc(void)
 {
   unsigned int lo, hi;
   __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-  return (long long)(((unsigned long long)hi << 32) | lo);
+  return CPUCYCLES_CAST(long long, ((CPUCYCLES_CAST(unsigned long long, hi) << 32) | lo));
 }
 
 /* RDTSCP then LFENCE, ordered against the code around it (amd64-tscp's
  * read; see there): *aux gets IA32_TSC_AUX, which RDTSCP writes to ECX. */
-static inline long long cpucycles_rdtscp_lfence(unsigned int *aux)
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_rdtscp_lfence(unsigned int *aux)
 {
   unsigned int lo, hi;
   __asm__ __volatile__("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(*aux) : : "memory");
-  return (long long)(((unsigned long long)hi << 32) | lo);
+  return CPUCYCLES_CAST(long long, ((CPUCYCLES_CAST(unsigned long long, hi) << 32) | lo));
 }
 #endif
 

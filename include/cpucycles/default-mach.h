@@ -19,9 +19,9 @@
 
 enum { cpucycles_default_mach_kind = CPUCYCLES_KIND_OSCLOCK };
 
-static inline long long cpucycles_default_mach_read(void)
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_default_mach_read(void)
 {
-  return (long long)mach_absolute_time();
+  return CPUCYCLES_CAST(long long, mach_absolute_time());
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)

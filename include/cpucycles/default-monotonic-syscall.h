@@ -8,8 +8,10 @@
  * does in RDTSC.  The system call reads the same clock in the kernel,
  * where the TSC is allowed: slower (a few hundred ns), but a real,
  * increasing count where nothing else is.  An OS clock in nanoseconds,
- * scaled to cycles like default-monotonic, after which it is tried.  Read
- * through the library: syscall() is not declared in strict ISO C. */
+ * scaled to cycles like default-monotonic, after which it is tried, and
+ * counted from an origin as it is (origin.h).  Read through the library:
+ * syscall() is not declared in strict ISO C, and the origin is the
+ * library's. */
 #ifndef CPUCYCLES_DEFAULT_MONOTONIC_SYSCALL_H
 #define CPUCYCLES_DEFAULT_MONOTONIC_SYSCALL_H
 #include "counter.h"
@@ -22,6 +24,7 @@
 enum { cpucycles_default_monotonic_syscall_kind = CPUCYCLES_KIND_OSCLOCK };
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
+#include "origin.h"
 #include "seccomp.h"
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -38,7 +41,10 @@ struct cpucycles_kernel_timespec {
 #define CPUCYCLES_SYS_CLOCK_GETTIME SYS_clock_gettime
 #endif
 
-static inline long long cpucycles_default_monotonic_syscall_read(void)
+/* One copy per program that sets counters up: the library, or a probe. */
+static long long cpucycles_default_monotonic_syscall_origin_ns;
+
+static inline long long cpucycles_default_monotonic_syscall_now_ns(void)
 {
 #if defined(CPUCYCLES_SYS_CLOCK_GETTIME)
   struct cpucycles_kernel_timespec t;
@@ -47,6 +53,12 @@ static inline long long cpucycles_default_monotonic_syscall_read(void)
 #else
   return 0;
 #endif
+}
+
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_default_monotonic_syscall_read(void)
+{
+  return cpucycles_default_monotonic_syscall_now_ns() -
+         CPUCYCLES_ORIGIN(cpucycles_default_monotonic_syscall_origin_ns);
 }
 
 static inline int cpucycles_default_monotonic_syscall_setup(struct cpucycles_setup *s)
@@ -58,10 +70,12 @@ static inline int cpucycles_default_monotonic_syscall_setup(struct cpucycles_set
     s->reason = CPUCYCLES_SECCOMP_REASON;
     return -1;
   }
-  if (cpucycles_default_monotonic_syscall_read() == 0) {
+  if (cpucycles_default_monotonic_syscall_now_ns() == 0) {
     s->reason = "the clock_gettime system call failed";
     return -1;
   }
+  cpucycles_origin_start(&cpucycles_default_monotonic_syscall_origin_ns,
+                         cpucycles_default_monotonic_syscall_now_ns(), 1000000000);
   return 0;
 #else
   s->nominal_hz = 1e9;

@@ -24,7 +24,7 @@ static __thread struct cpucycles_perf_event cpucycles_default_perfevent_thread;
 static struct cpucycles_perf_config cpucycles_default_perfevent_config = {
     .config1 = {0}, .ntries = 1, .keep_fd = 1};
 
-static inline long long cpucycles_default_perfevent_read(void)
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_default_perfevent_read(void)
 {
   return cpucycles_perf_read_count(&cpucycles_default_perfevent_thread,
                                    &cpucycles_default_perfevent_config);

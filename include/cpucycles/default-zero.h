@@ -8,7 +8,7 @@
 
 enum { cpucycles_default_zero_kind = CPUCYCLES_KIND_NONE };
 
-static inline long long cpucycles_default_zero_read(void) { return 0; }
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_default_zero_read(void) { return 0; }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
 /* reading 0 cannot fail */

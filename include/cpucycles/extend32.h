@@ -45,7 +45,7 @@ static inline long long cpucycles_extend32_now_us(void)
 {
   struct timeval tv;
   gettimeofday(&tv, NULL);
-  return (long long)tv.tv_sec * 1000000 + tv.tv_usec;
+  return CPUCYCLES_CAST(long long, tv.tv_sec) * 1000000 + tv.tv_usec;
 }
 
 /* One read: raw 32 bits taken at time us. */
@@ -54,8 +54,8 @@ static inline long long cpucycles_extend32_step(struct cpucycles_extend32 *e, un
 {
   unsigned int delta = raw - e->raw; /* exact modulo 2^32 */
   double missing = (double)(us - e->us) * ticks_per_us - (double)delta;
-  long long wraps = missing > 0 ? (long long)(missing / CPUCYCLES_EXTEND32_WRAP + 0.5) : 0;
-  e->full += (long long)delta + wraps * (long long)CPUCYCLES_EXTEND32_WRAP;
+  long long wraps = missing > 0 ? CPUCYCLES_CAST(long long, (missing / CPUCYCLES_EXTEND32_WRAP + 0.5)) : 0;
+  e->full += CPUCYCLES_CAST(long long, delta) + wraps * CPUCYCLES_CAST(long long, CPUCYCLES_EXTEND32_WRAP);
   e->raw = raw;
   e->us = us;
   return e->full;
@@ -73,7 +73,7 @@ static inline void cpucycles_extend32_start(struct cpucycles_extend32_anchor *a,
 }
 
 /* The read: this thread's state t, which starts from the anchor. */
-static inline long long cpucycles_extend32_read(const struct cpucycles_extend32_anchor *a,
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_extend32_read(const struct cpucycles_extend32_anchor *a,
                                                 struct cpucycles_extend32 *t, unsigned int raw)
 {
   if (!t->started) *t = a->start;

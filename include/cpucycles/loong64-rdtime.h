@@ -17,11 +17,11 @@
 
 enum { cpucycles_loong64_rdtime_kind = CPUCYCLES_KIND_SCALED };
 
-static inline long long cpucycles_loong64_rdtime_read(void)
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_loong64_rdtime_read(void)
 {
   unsigned long long t;
   __asm__ __volatile__("rdtime.d %0, $zero" : "=r"(t));
-  return (long long)t;
+  return CPUCYCLES_CAST(long long, t);
 }
 
 /* CPUCFG word `word` (a user-mode instruction: no libc, no setup needed,
@@ -29,8 +29,8 @@ static inline long long cpucycles_loong64_rdtime_read(void)
 static inline unsigned int cpucycles_loong64_cpucfg(unsigned int word)
 {
   unsigned long long v;
-  __asm__ __volatile__("cpucfg %0, %1" : "=r"(v) : "r"((unsigned long long)word));
-  return (unsigned int)v;
+  __asm__ __volatile__("cpucfg %0, %1" : "=r"(v) : "r"(CPUCYCLES_CAST(unsigned long long, word)));
+  return CPUCYCLES_CAST(unsigned int, v);
 }
 
 /* The timer's rate as CPUCFG states it, word4 * mul / div Hz, or 0 when

@@ -20,11 +20,11 @@
 
 enum { cpucycles_mips64_cc_kind = CPUCYCLES_KIND_ONCORE };
 
-static inline unsigned int cpucycles_mips64_cc_read32(void)
+CPUCYCLES_ALWAYS_INLINE unsigned int cpucycles_mips64_cc_read32(void)
 {
   unsigned long t;
   __asm__ __volatile__(".set push\n\t.set mips32r2\n\trdhwr %0, $2\n\t.set pop" : "=r"(t));
-  return (unsigned int)t;
+  return CPUCYCLES_CAST(unsigned int, t);
 }
 
 /* Cycles per CC step (CCRes, hardware register 3). */
@@ -32,7 +32,7 @@ static inline long long cpucycles_mips64_cc_resolution(void)
 {
   unsigned long t;
   __asm__ __volatile__(".set push\n\t.set mips32r2\n\trdhwr %0, $3\n\t.set pop" : "=r"(t));
-  return (long long)(t & 0xffffffffUL);
+  return CPUCYCLES_CAST(long long, (t & 0xffffffffUL));
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
@@ -40,7 +40,7 @@ CPUCYCLES_STATE_STORAGE struct cpucycles_extend32_anchor cpucycles_mips64_cc_anc
 CPUCYCLES_STATE_STORAGE __thread struct cpucycles_extend32 cpucycles_mips64_cc_thread;
 CPUCYCLES_STATE_STORAGE long long cpucycles_mips64_cc_ccres;
 
-static inline long long cpucycles_mips64_cc_read(void)
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_mips64_cc_read(void)
 {
   return cpucycles_mips64_cc_ccres * cpucycles_extend32_read(&cpucycles_mips64_cc_anchor,
                                                              &cpucycles_mips64_cc_thread,

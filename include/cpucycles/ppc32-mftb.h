@@ -16,13 +16,13 @@
 
 enum { cpucycles_ppc32_mftb_kind = CPUCYCLES_KIND_SCALED };
 
-static inline long long cpucycles_ppc32_mftb_read(void)
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_ppc32_mftb_read(void)
 {
   unsigned int hi, lo, hi2;
   do {
     __asm__ __volatile__("mftbu %0\n\tmftb %1\n\tmftbu %2" : "=r"(hi), "=r"(lo), "=r"(hi2));
   } while (hi != hi2);
-  return (long long)(((unsigned long long)hi << 32) | lo);
+  return CPUCYCLES_CAST(long long, ((CPUCYCLES_CAST(unsigned long long, hi) << 32) | lo));
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)

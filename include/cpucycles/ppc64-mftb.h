@@ -16,11 +16,11 @@
 
 enum { cpucycles_ppc64_mftb_kind = CPUCYCLES_KIND_SCALED };
 
-static inline long long cpucycles_ppc64_mftb_read(void)
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_ppc64_mftb_read(void)
 {
   unsigned long long t;
   __asm__ __volatile__("mftb %0" : "=r"(t));
-  return (long long)t;
+  return CPUCYCLES_CAST(long long, t);
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)

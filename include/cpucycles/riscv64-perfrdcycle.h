@@ -23,7 +23,7 @@
 
 enum { cpucycles_riscv64_perfrdcycle_kind = CPUCYCLES_KIND_ONCORE };
 
-static inline long long cpucycles_riscv64_perfrdcycle_read(void)
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_riscv64_perfrdcycle_read(void)
 {
   return cpucycles_riscv64_rdcycle_read(); /* what differs is the setup */
 }

@@ -15,11 +15,11 @@
 
 enum { cpucycles_riscv64_rdcycle_kind = CPUCYCLES_KIND_ONCORE };
 
-static inline long long cpucycles_riscv64_rdcycle_read(void)
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_riscv64_rdcycle_read(void)
 {
   unsigned long long t;
   __asm__ __volatile__("rdcycle %0" : "=r"(t));
-  return (long long)t;
+  return CPUCYCLES_CAST(long long, t);
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)

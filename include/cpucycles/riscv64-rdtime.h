@@ -18,11 +18,11 @@
 
 enum { cpucycles_riscv64_rdtime_kind = CPUCYCLES_KIND_SCALED };
 
-static inline long long cpucycles_riscv64_rdtime_read(void)
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_riscv64_rdtime_read(void)
 {
   unsigned long long t;
   __asm__ __volatile__("rdtime %0" : "=r"(t));
-  return (long long)t;
+  return CPUCYCLES_CAST(long long, t);
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)

@@ -22,11 +22,11 @@ enum { cpucycles_s390x_stckf_kind = CPUCYCLES_KIND_SCALED };
  * until 2071. */
 #define CPUCYCLES_S390X_TOD_2000 12925639065600000000ULL
 
-static inline long long cpucycles_s390x_stckf_read(void)
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_s390x_stckf_read(void)
 {
   unsigned long long t;
   __asm__ __volatile__("stckf %0" : "=Q"(t) : : "cc");
-  return (long long)(t - CPUCYCLES_S390X_TOD_2000);
+  return CPUCYCLES_CAST(long long, (t - CPUCYCLES_S390X_TOD_2000));
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)

@@ -16,11 +16,11 @@
 
 enum { cpucycles_sparc64_rdtick_kind = CPUCYCLES_KIND_ONCORE };
 
-static inline long long cpucycles_sparc64_rdtick_read(void)
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_sparc64_rdtick_read(void)
 {
   unsigned long long t;
   __asm__ __volatile__("rd %%asr4, %0" : "=r"(t));
-  return (long long)(t & 0x7fffffffffffffffULL);
+  return CPUCYCLES_CAST(long long, (t & 0x7fffffffffffffffULL));
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)

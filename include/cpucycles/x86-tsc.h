@@ -16,7 +16,7 @@
 
 enum { cpucycles_x86_tsc_kind = CPUCYCLES_KIND_OFFCORE };
 
-static inline long long cpucycles_x86_tsc_read(void) { return cpucycles_rdtsc(); }
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_x86_tsc_read(void) { return cpucycles_rdtsc(); }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
 /* a CPU without RDTSC, or CR4.TSD, makes it fault: the guarded read finds out */
