@@ -102,7 +102,7 @@ check_row() {
   done
   [ $runs_ok = 3 ] || [ "$status" != ok ] || status="cpucycles-info: $runs_ok of 3 runs good"
   chosen=$(sed -n 's/^#define CPUCYCLES_CHOSEN "\(.*\)"$/\1/p' "$dir/include/cpucycles-config.h")
-  kernel=$(sed -n 's/^sysemu: \([^ ]*\) .*, \([0-9]*\) CPUs, ready$/\1, \2 CPUs/p' "$work/vm/console.log")
+  kernel=$(tr -d '\r' <"$work/vm/console.log" | sed -n 's/^sysemu: \([^ ]*\) .*, \([0-9]*\) CPUs, ready$/\1, \2 CPUs/p')
   printf '| %s | %s | %s | %s (expected %s) | %s | %s/%s (%s skipped) | %s; %ss |\n' \
     "$row" "$kernel" "${chosen:-none (run time)}" "${used:-?}" "$expected" "$medians" \
     "$passed" "$failed" "$skipped" "$status" "$(($(date +%s) - started))" >>"$work/rows"
