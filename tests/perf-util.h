@@ -52,12 +52,15 @@ static inline int perf_maps(void)
 /* Spins for ms milliseconds of CLOCK_MONOTONIC. */
 static inline void busy_ms(int ms)
 {
+  /* ms of this thread's own running (its CPU clock), not of the wall
+   * clock: on a loaded machine (make -j2 check beside an emulator) a
+   * thread may run a fraction of a wall-clock interval. */
   struct timespec a, b;
   volatile unsigned long spin = 0;
-  clock_gettime(CLOCK_MONOTONIC, &a);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
   do {
     spin++;
-    clock_gettime(CLOCK_MONOTONIC, &b);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
   } while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
 }
 
