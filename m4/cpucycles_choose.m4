@@ -50,6 +50,12 @@ for cpucycles_name in $cpucycles_for_target; do
 done
 mv conftest.in cpucycles-probes.txt
 
+dnl One name among the probed counters, checked first: before it goes into
+dnl an eval, and before any other complaint (a bad name is the first thing
+dnl to say, whatever else was asked).
+AS_IF([test "x$with_counter" != xauto],
+  [CPUCYCLES_VALIDATE_COUNTER([$with_counter], [$cpucycles_probed],
+     [AC_MSG_ERROR([--with-counter='$with_counter' is not a counter name; the counters are:$cpucycles_probed])])])
 AS_IF([test "x$with_counter" != xauto && test "x$enable_portable" = xyes],
   [AC_MSG_ERROR([--with-counter=$with_counter asks for an inlined counter, --enable-portable for none: use one or the other])])
 AS_IF([test "x$with_counter" != xauto && test "x$enable_inline" = xno],
@@ -58,11 +64,7 @@ AS_IF([test "x$with_counter" != xauto && test "x$enable_inline" = xno],
 AC_MSG_CHECKING([which counter to use])
 cpucycles_chosen=
 AS_IF([test "x$with_counter" != xauto],
-  [dnl One name among the probed counters, checked before it goes into an eval.
-   CPUCYCLES_VALIDATE_COUNTER([$with_counter], [$cpucycles_probed],
-     [AC_MSG_RESULT([invalid])
-      AC_MSG_ERROR([--with-counter='$with_counter' is not a counter name; the counters are:$cpucycles_probed])])
-   cpucycles_id=`AS_ECHO(["$with_counter"]) | tr - _`
+  [cpucycles_id=`AS_ECHO(["$with_counter"]) | tr - _`
    eval "cpucycles_result=\$cpucycles_cv_counter_$cpucycles_id"
    AS_CASE([$cpucycles_result],
      [yes*], [],
