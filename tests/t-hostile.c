@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* t-hostile - the process's first call in patterns real programs use,
- * each in a fresh process (this program run again with the case's name)
- * that must neither die nor hang (it is killed after 10 s):
+ * each in a fresh process (a child of this one, which never calls the
+ * library) that must neither die nor hang (it is killed after 10 s):
  *   blocked      a worker thread that blocks every signal makes it, with
  *                the TSC forbidden where that can be done (x86): the
  *                probe's fault would be blocked, which kills
@@ -290,32 +290,30 @@ static int case_timens(void) { return 4; }
 /* ---- The driver ---- */
 
 struct hostile_case {
-  const char *name;
   int (*run)(void);
   const char *what;
 };
 
 static const struct hostile_case cases[] = {
-    {"blocked", case_blocked, "a worker thread that blocks every signal"},
-    {"fullmask", case_fullmask, "a handler installed with a full sa_mask"},
-    {"cancel", case_cancel, "a thread cancelled during its first cpucycles_persecond()"},
-    {"sigsys", case_sigsys, "a seccomp trap's SIGSYS handler calling cpucycles() during it"},
-    {"fork", case_fork, "a signal delivered to a forking thread after the fork handlers' locks"},
+    {case_blocked, "a worker thread that blocks every signal"},
+    {case_fullmask, "a handler installed with a full sa_mask"},
+    {case_cancel, "a thread cancelled during its first cpucycles_persecond()"},
+    {case_sigsys, "a seccomp trap's SIGSYS handler calling cpucycles() during it"},
+    {case_fork, "a signal delivered to a forking thread after the fork handlers' locks"},
 };
 
-/* Runs this program again for one case; its exit status, or -1 when it
- * died of a signal or hung (killed after 10 s; *hung set). */
-static int run_fresh(const char *self, const char *name, int *hung)
+/* Runs one case in a child of this process, which has never called the
+ * library (so the child's first call is its own), killed after 10 s.  Its
+ * exit status, or -1 - N when signal N killed it (*hung when it hung). */
+static int run_fresh(int (*run)(void), int *hung)
 {
   int status = 0, i;
   pid_t pid;
   fflush(stdout);
   pid = fork();
-  if (pid == 0) {
-    execl(self, self, name, (char *)0);
-    _exit(127);
-  }
+  if (pid == 0) _exit(run());
   *hung = 0;
+  if (pid < 0) return 13;
   for (i = 0; i < 1000 && waitpid(pid, &status, WNOHANG) == 0; i++) usleep(10000);
   if (i == 1000) {
     kill(pid, SIGKILL);
@@ -326,17 +324,10 @@ static int run_fresh(const char *self, const char *name, int *hung)
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1 - WTERMSIG(status);
 }
 
-int main(int argc, char **argv)
+int main(void)
 {
   size_t i;
   int status, hung, failures = 0, runs;
-  if (argc == 2) {
-    for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
-      if (strcmp(argv[1], cases[i].name) == 0) return cases[i].run();
-    if (strcmp(argv[1], "persecond") == 0) return case_persecond();
-    if (strcmp(argv[1], "timens") == 0) return case_timens();
-    return 99;
-  }
   tap_plan((int)(sizeof cases / sizeof cases[0]) + 2);
   for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 #if defined(TAP_UNDER_SANITIZER)
@@ -345,7 +336,7 @@ int main(int argc, char **argv)
       continue;
     }
 #endif
-    status = run_fresh("/proc/self/exe", cases[i].name, &hung);
+    status = run_fresh(cases[i].run, &hung);
     if (status == 4) {
       tap_skip(cases[i].what, "cannot be set up here (no seccomp filter, no right to unshare, or an emulator)");
       continue;
@@ -358,13 +349,13 @@ int main(int argc, char **argv)
   tap_skip("a timer's handler calling cpucycles_persecond() during the first one", TAP_TSAN_REASON);
 #else
   for (runs = 0; runs < PERSECOND_RUNS && failures < 3; runs++)
-    failures += run_fresh("/proc/self/exe", "persecond", &hung) != 0;
+    failures += run_fresh(case_persecond, &hung) != 0;
   tap_ok(failures == 0,
          "a timer's handler calling cpucycles_persecond() during the same thread's first one: "
          "%d of %d fresh processes died or hung",
          failures, runs);
 #endif
-  status = run_fresh("/proc/self/exe", "timens", &hung);
+  status = run_fresh(case_timens, &hung);
   if (status == 4)
     tap_skip("CLOCK_MONOTONIC a century ahead (a time namespace)", "no time namespace here (root, Linux 5.6)");
   else
