@@ -26,15 +26,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* qemu-user 7.2 enters x86-64 signal handlers with the stack 8 bytes off
- * the ABI's 16-byte alignment, so SSE code in a handler faults there
- * (hardware does not): the handlers that make the first call realign. */
-#if defined(__x86_64__) || defined(__i386__)
-#define HANDLER_ALIGN __attribute__((force_align_arg_pointer))
-#else
-#define HANDLER_ALIGN
-#endif
-
 #define HANG_SECONDS 10
 /* Runs of a case after which it stops counting (a hang costs HANG_SECONDS). */
 #define ENOUGH_FAILURES 3

@@ -98,7 +98,7 @@ static int case_blocked(void)
 }
 
 static volatile int in_handler_result = 14;
-static void fullmask_handler(int signo)
+HANDLER_ALIGN static void fullmask_handler(int signo)
 {
   (void)signo;
   in_handler_result = guarded_then_first_call();
@@ -155,7 +155,7 @@ static int case_cancel(void)
 
 #if defined(__linux__) && defined(SECCOMP_RET_TRAP) && defined(SYS_rt_sigaction)
 static volatile long long sigsys_count = -1;
-static void sigsys_handler(int signo, siginfo_t *info, void *context)
+HANDLER_ALIGN static void sigsys_handler(int signo, siginfo_t *info, void *context)
 {
   (void)signo, (void)info, (void)context;
   sigsys_count = cpucycles(); /* a program logging the trap with a timestamp */
@@ -196,7 +196,7 @@ static int case_sigsys(void) { return 4; }
  * signal whose handler makes the process's first call. */
 static volatile int fork_case;
 static volatile long long fork_handler_count = -1;
-static void fork_signal_handler(int signo)
+HANDLER_ALIGN static void fork_signal_handler(int signo)
 {
   (void)signo;
   fork_handler_count = cpucycles();
@@ -223,7 +223,7 @@ static int case_fork(void)
   return fork_handler_count > 0 && counts() ? 0 : 18;
 }
 
-static void persecond_handler(int signo)
+HANDLER_ALIGN static void persecond_handler(int signo)
 {
   (void)signo;
   cpucycles_persecond();
