@@ -39,18 +39,33 @@ static __thread int cpucycles_async_blocked;
 /* Every signal blocked but the synchronous ones, which are unblocked even
  * when the caller had them blocked (a worker thread that blocks all
  * signals, a handler installed with a full sa_mask): a fault whose signal
- * is blocked is not delivered, the kernel kills the process instead. */
+ * is blocked is not delivered, the kernel kills the process instead.  A
+ * synchronous signal that is blocked and already pending (sent to a
+ * thread that reads its signals with signalfd, say) stays blocked:
+ * unblocked, its default action could kill the process. */
+static void cpucycles_guard_mask(const sigset_t *caller, sigset_t *mask)
+{
+  sigset_t pending;
+  size_t i;
+  sigfillset(mask);
+  if (sigpending(&pending) != 0) sigfillset(&pending);
+  for (i = 0; i < sizeof cpucycles_synchronous_signals / sizeof cpucycles_synchronous_signals[0];
+       i++) {
+    int signo = cpucycles_synchronous_signals[i];
+    if (!(sigismember(caller, signo) && sigismember(&pending, signo))) sigdelset(mask, signo);
+  }
+}
+
 void cpucycles_block_async_signals(struct cpucycles_signal_state *saved)
 {
   sigset_t mask;
-  size_t i;
-  sigfillset(&mask);
-  for (i = 0; i < sizeof cpucycles_synchronous_signals / sizeof cpucycles_synchronous_signals[0];
-       i++)
-    sigdelset(&mask, cpucycles_synchronous_signals[i]);
   sigemptyset(&saved->mask);
-  /* A sandbox may deny rt_sigprocmask: then nothing changed. */
-  saved->changed = pthread_sigmask(SIG_SETMASK, &mask, &saved->mask) == 0;
+  /* A sandbox may deny rt_sigprocmask: then nothing changes. */
+  saved->changed = pthread_sigmask(SIG_BLOCK, 0, &saved->mask) == 0;
+  if (saved->changed) {
+    cpucycles_guard_mask(&saved->mask, &mask);
+    saved->changed = pthread_sigmask(SIG_SETMASK, &mask, 0) == 0;
+  }
   cpucycles_async_blocked++;
 }
 
@@ -191,10 +206,16 @@ int cpucycles_guarded_call(void (*fn)(void *), void *arg)
     /* the handler left its signal blocked: this puts the caller's mask back */
     cpucycles_restore_signals(&saved_mask);
   } else if (signo > 0) {
-    sigset_t caught;
-    sigemptyset(&caught);
-    sigaddset(&caught, signo);
-    pthread_sigmask(SIG_UNBLOCK, &caught, 0);
+    /* The jump out of our handler left its mask in place (the program's
+     * sa_mask, which may block the other faults, and the signal itself):
+     * back to the caller's guard mask, as cpucycles_block_async_signals
+     * set it. */
+    sigset_t now, mask;
+    if (pthread_sigmask(SIG_BLOCK, 0, &now) == 0) {
+      sigdelset(&now, signo);
+      cpucycles_guard_mask(&now, &mask);
+      pthread_sigmask(SIG_SETMASK, &mask, 0);
+    }
   }
   return signo;
 }

@@ -261,9 +261,6 @@ int cpucycles_choose(const struct cpucycles_result *results, int n)
   return best;
 }
 
-/* Reads of the chosen counter's recheck, once it is set up alone. */
-#define CPUCYCLES_RECHECK_READS 100
-
 int cpucycles_select(const struct cpucycles_counter *table, int n, long long persecond,
                      int in_use, struct cpucycles_result *results)
 {
@@ -291,12 +288,12 @@ int cpucycles_select(const struct cpucycles_counter *table, int n, long long per
      * switch, once that event is released. */
     if (table[i].release && i != in_use) table[i].release(0);
   }
-  /* The chosen counter is set up again, alone, and must still count. */
+  /* The chosen counter is set up again, alone, and must still count (as
+   * many reads as its measurement: a coarse clock needs them to move). */
   for (;;) {
     best = cpucycles_choose(results, n);
     if (!results[best].available || table[best].kind == CPUCYCLES_KIND_NONE) return best;
-    if (cpucycles_measure_reads(&table[best], persecond, 0, CPUCYCLES_RECHECK_READS, &again))
-      return best;
+    if (cpucycles_measure(&table[best], persecond, 0, &again)) return best;
     if (table[best].release && best != in_use) table[best].release(0);
     results[best].available = 0;
     results[best].reason = "worked only beside another counter: failed when set up alone";

@@ -267,8 +267,12 @@ int main(void)
   scratch = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : ".";
   snprintf(etc_path, sizeof etc_path, "%s/t-persecond-%ld.tmp", scratch, (long)getpid());
   snprintf(other_path, sizeof other_path, "%s/t-persecond-%ld.other", scratch, (long)getpid());
-  tap_plan(27 + 2 * NINVALID);
+  tap_plan(28 + 2 * NINVALID);
   check_locale();
+  /* /proc/cpuinfo's value starts with a blank after the colon */
+  tap_ok(cpucycles_parse_cpuinfo_mhz("cpu MHz\t\t: 2599.998") == 2599998000LL,
+         "a /proc/cpuinfo line \"cpu MHz\\t\\t: 2599.998\" reads as %lld Hz",
+         cpucycles_parse_cpuinfo_mhz("cpu MHz\t\t: 2599.998"));
 
   tap_ok(cpucycles_parse_persecond("2400000000\n", &hz, &why) && hz == 2400000000LL,
          "a plain number with a newline parses");

@@ -251,7 +251,8 @@ static inline const char *cpucycles_cpuinfo_value(const char *line, const char *
   while (*line == ' ' || *line == '\t') line++;
   return *line == ':' ? line + 1 : 0;
 }
-/* The decimal number at the start of text ("2.4e9", "-3", "3000.000"),
+/* The decimal number at the start of text (after blanks: "2.4e9", "-3",
+ * " 3000.000"),
  * in the C locale whatever the program's (strtod() follows LC_NUMERIC: a
  * program that calls setlocale(LC_ALL, "") under de_DE would read "2.4e9"
  * as 2 followed by junk).  *end is set after it, or to text when there is
@@ -263,6 +264,7 @@ static inline double cpucycles_parse_decimal(const char *text, const char **end)
   unsigned long long mantissa = 0; /* the number is mantissa * 10^scale */
   int scale = 0, kept = 0, seen = 0, negative = 0, exponent = 0, exponent_negative = 0;
   double power = 1;
+  while (*p == ' ' || *p == '\t') p++; /* "cpu MHz\t: 2600.000": the value starts with a blank */
   if (*p == '+' || *p == '-') negative = *p++ == '-';
   for (; *p >= '0' && *p <= '9'; p++, seen = 1) {
     if (kept == 19) scale++;

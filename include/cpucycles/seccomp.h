@@ -61,7 +61,9 @@ static inline int cpucycles_seccomp_state(void)
 #endif
 
 /* Makes the system call nr(a0, ..., a4) in a child: 1 when it returned
- * 0 or more there, else 0. */
+ * 0 or more there, 0 when it failed or the child died of it, -1 when no
+ * child could be made (clone refused: EPERM, EAGAIN at the process limit,
+ * EINVAL under qemu-user) or waited for. */
 static inline int cpucycles_seccomp_try_in_child(long nr, long a0, long a1, long a2, long a3,
                                                  long a4)
 {
@@ -81,14 +83,15 @@ static inline int cpucycles_seccomp_try_in_child(long nr, long a0, long a1, long
   }
   if (pid < 0) {
     errno = saved_errno;
-    return 0;
+    return -1;
   }
   while ((waited = waitpid((pid_t)pid, &status, __WALL)) < 0 && errno == EINTR) continue;
   errno = saved_errno;
-  return waited == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (waited != pid) return -1;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 #else
   (void)nr, (void)a0, (void)a1, (void)a2, (void)a3, (void)a4;
-  return 0;
+  return -1;
 #endif
 }
 
@@ -100,24 +103,29 @@ static inline int cpucycles_seccomp_try_in_child(long nr, long a0, long a1, long
 #define CPUCYCLES_SECCOMP_CLOCK_SYSCALL SYS_clock_gettime
 #endif
 
-/* 1 when this thread may make the system call nr(a0, ..., a4), else 0. */
+/* 1 when this thread may make the system call nr(a0, ..., a4): no
+ * filter, or a child made it and came back; else 0. */
 static inline int cpucycles_seccomp_allows(long nr, long a0, long a1, long a2, long a3, long a4)
 {
-  return cpucycles_seccomp_state() == 0 || cpucycles_seccomp_try_in_child(nr, a0, a1, a2, a3, a4);
+  return cpucycles_seccomp_state() == 0 || cpucycles_seccomp_try_in_child(nr, a0, a1, a2, a3, a4) == 1;
 }
 
-/* 1 when a vDSO clock may fall back to its system call here: the
- * clock_gettime one for CLOCK_MONOTONIC, or gettimeofday's. */
+/* 1 when a vDSO clock may be used here, though it may fall back to its
+ * system call: the clock_gettime one for CLOCK_MONOTONIC, or
+ * gettimeofday's. */
 static inline int cpucycles_seccomp_allows_clock(int gettimeofday_call)
 {
   long long answer[2];
+  long nr = CPUCYCLES_SECCOMP_CLOCK_SYSCALL, a0 = CLOCK_MONOTONIC, a1 = (long)answer;
 #if defined(SYS_gettimeofday)
-  if (gettimeofday_call) return cpucycles_seccomp_allows(SYS_gettimeofday, (long)answer, 0, 0, 0, 0);
+  if (gettimeofday_call) nr = SYS_gettimeofday, a0 = (long)answer, a1 = 0;
 #else
   (void)gettimeofday_call;
 #endif
-  return cpucycles_seccomp_allows(CPUCYCLES_SECCOMP_CLOCK_SYSCALL, CLOCK_MONOTONIC, (long)answer, 0, 0,
-                                  0);
+  /* Unlike the uncommon calls, a vDSO clock is refused only when a child
+   * died of (or failed) its system call: where no child can be made, it is
+   * used, as every program uses it. */
+  return cpucycles_seccomp_state() == 0 || cpucycles_seccomp_try_in_child(nr, a0, a1, 0, 0, 0) != 0;
 }
 #endif
 #endif
