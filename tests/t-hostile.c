@@ -6,6 +6,8 @@
  *                the TSC forbidden where that can be done (x86): the
  *                probe's fault would be blocked, which kills
  *   fullmask     from a handler installed with a full sa_mask: the same
+ *   pending      a thread that blocks every signal with a SIGTRAP pending:
+ *                unblocked, its default action would kill
  *   cancel       a thread cancelled (deferred) during the first
  *                cpucycles_persecond(), at its open() of
  *                /etc/cpucyclespersecond (made, in a mount namespace)
@@ -93,6 +95,29 @@ static int case_blocked(void)
   pthread_t t;
   int result = 12;
   if (pthread_create(&t, 0, blocked_worker, &result) != 0) return 13;
+  pthread_join(t, 0);
+  return result;
+}
+
+/* A thread that blocks every signal and reads them with signalfd, say,
+ * has a SIGTRAP pending when it makes the first call: the call must not
+ * unblock it (its default action kills), and it is still pending after. */
+static void *pending_worker(void *arg)
+{
+  sigset_t all, pending;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, 0);
+  pthread_kill(pthread_self(), SIGTRAP);
+  *(int *)arg = counts() ? 0 : 11;
+  if (sigpending(&pending) != 0 || !sigismember(&pending, SIGTRAP)) *(int *)arg = 22;
+  return 0;
+}
+
+static int case_pending(void)
+{
+  pthread_t t;
+  int result = 12;
+  if (pthread_create(&t, 0, pending_worker, &result) != 0) return 13;
   pthread_join(t, 0);
   return result;
 }
@@ -297,6 +322,7 @@ struct hostile_case {
 static const struct hostile_case cases[] = {
     {case_blocked, "a worker thread that blocks every signal"},
     {case_fullmask, "a handler installed with a full sa_mask"},
+    {case_pending, "a thread that blocks every signal with a SIGTRAP pending"},
     {case_cancel, "a thread cancelled during its first cpucycles_persecond()"},
     {case_sigsys, "a seccomp trap's SIGSYS handler calling cpucycles() during it"},
     {case_fork, "a signal delivered to a forking thread after the fork handlers' locks"},
