@@ -90,14 +90,17 @@ static void *blocked_worker(void *arg)
   return 0;
 }
 
-static int case_blocked(void)
+/* worker(&result) in a new thread; its result. */
+static int in_new_thread(void *(*worker)(void *))
 {
   pthread_t t;
   int result = 12;
-  if (pthread_create(&t, 0, blocked_worker, &result) != 0) return 13;
+  if (pthread_create(&t, 0, worker, &result) != 0) return 13;
   pthread_join(t, 0);
   return result;
 }
+
+static int case_blocked(void) { return in_new_thread(blocked_worker); }
 
 /* A thread that blocks every signal and reads them with signalfd, say,
  * has a SIGTRAP pending when it makes the first call: the call must not
@@ -113,14 +116,7 @@ static void *pending_worker(void *arg)
   return 0;
 }
 
-static int case_pending(void)
-{
-  pthread_t t;
-  int result = 12;
-  if (pthread_create(&t, 0, pending_worker, &result) != 0) return 13;
-  pthread_join(t, 0);
-  return result;
-}
+static int case_pending(void) { return in_new_thread(pending_worker); }
 
 static volatile int in_handler_result = 14;
 HANDLER_ALIGN static void fullmask_handler(int signo)
