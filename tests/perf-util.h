@@ -64,7 +64,8 @@ static inline void busy_ms(int ms)
   } while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
 }
 
-/* 1 when this thread can open a hardware cycles event: a real PMU. */
+/* 1 when this thread can open a hardware cycles event: a real PMU (asked
+ * directly, not through the library code the tests check). */
 static inline int perf_util_real_pmu(void)
 {
 #if defined(__linux__)
