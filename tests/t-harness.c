@@ -387,6 +387,12 @@ static void real_counter(void)
   if (cpu < 0 || other < 0) {
     tap_skip("a migration in a run is flagged", "one CPU only");
   } else {
+    cpu_set_t start;
+    /* Unpinned, the scheduler may already have put the thread on `other`
+     * and the move would be no move: start from `cpu` for certain. */
+    CPU_ZERO(&start);
+    CPU_SET(cpu, &start);
+    sched_setaffinity(0, sizeof start, &start);
     memset(&m, 0, sizeof m);
     m.at = 100;
     m.to = other;
