@@ -215,29 +215,44 @@ unsigned int cpucycles_bench_frequency_flags(const char *sysfs, unsigned int cpu
   return 0;
 }
 
-int cpucycles_bench(void (*fn)(void *), void *arg, const struct cpucycles_bench_options *options,
-                    struct cpucycles_bench_result *result)
+void cpucycles_bench_host_clock(struct cpucycles_bench_clock *c)
 {
   const struct cpucycles_counter *counter = &cpucycles_table[cpucycles_decision()->index];
-  struct cpucycles_bench_clock c;
   unsigned int cpu;
   int fenced = 0;
 
 #if defined(__x86_64__) || defined(__i386__)
   if (!strcmp(counter->name, "amd64-tsc") || !strcmp(counter->name, "amd64-tscp") ||
       !strcmp(counter->name, "x86-tsc"))
-    fenced = tsc_clock(&c);
+    fenced = tsc_clock(c);
 #endif
   if (!fenced) {
-    c.start = plain_start, c.end = plain_end;
-    c.flags = CPUCYCLES_BENCH_UNFENCED;
+    c->start = plain_start, c->end = plain_end;
+    c->flags = CPUCYCLES_BENCH_UNFENCED;
   }
-  c.switches = thread_switches;
+  c->switches = thread_switches;
   /* Counters that count time, not the core's cycles. */
   if (counter->kind == CPUCYCLES_KIND_OFFCORE || counter->kind == CPUCYCLES_KIND_SCALED ||
       counter->kind == CPUCYCLES_KIND_OSCLOCK) {
     cpu = current_cpu();
-    c.flags |= cpu ? cpucycles_bench_frequency_flags("/sys", cpu - 1) : CPUCYCLES_BENCH_FREQ_UNKNOWN;
+    c->flags |= cpu ? cpucycles_bench_frequency_flags("/sys", cpu - 1) : CPUCYCLES_BENCH_FREQ_UNKNOWN;
   }
+}
+
+int cpucycles_bench(void (*fn)(void *), void *arg, const struct cpucycles_bench_options *options,
+                    struct cpucycles_bench_result *result)
+{
+  struct cpucycles_bench_clock c;
+  cpucycles_bench_host_clock(&c);
   return cpucycles_bench_with(&c, fn, arg, options, result);
+}
+
+int cpucycles_bench_compare(void (*a)(void *), void *arg_a, void (*b)(void *), void *arg_b,
+                            const struct cpucycles_compare_options *options,
+                            struct cpucycles_compare_result *result)
+{
+  struct cpucycles_bench_clock c;
+  cpucycles_bench_host_clock(&c);
+  return cpucycles_bench_compare_with(&c, cpucycles_persecond(), a, arg_a, b, arg_b, options,
+                                      result);
 }

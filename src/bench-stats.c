@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* bench-stats.c - the statistics of cpucycles_bench() (see cpucycles.h):
  * a sort and a few sums on the caller's array, nothing allocated. */
-#include "cpucycles.h"
+#include "bench.h"
 #include <errno.h>
+#include <math.h>
 
 #define DRIFT_SHARE 0.05  /* the halves' medians may differ by 5% */
 #define SPREAD_SHARE 0.10 /* the middle half may span 10% of the median */
@@ -49,6 +50,29 @@ static double median(const long long *a, long long n)
 
 static double absolute(double x) { return x < 0 ? -x : x; }
 
+/* The standard error of the mean of sorted a[cut, n - cut) (Tukey and
+ * McLaughlin): the variance of a winsorized at those cuts, over
+ * (1 - 2 cut/n)^2 n.  0 for n < 2. */
+double cpucycles_trimmed_mean_error(const long long *a, long long n, long long cut)
+{
+  double low, high, v, ss = 0, wmean = 0, kept;
+  long long i;
+  if (n < 2) return 0;
+  low = (double)a[cut], high = (double)a[n - 1 - cut];
+  for (i = 0; i < n; i++) {
+    v = (double)a[i];
+    wmean += v < low ? low : v > high ? high : v;
+  }
+  wmean /= (double)n;
+  for (i = 0; i < n; i++) {
+    v = (double)a[i];
+    v = (v < low ? low : v > high ? high : v) - wmean;
+    ss += v * v;
+  }
+  kept = (double)(n - 2 * cut) / (double)n;
+  return sqrt(ss / (double)(n - 1)) / (kept * sqrt((double)n));
+}
+
 int cpucycles_bench_statistics(long long *samples, long long n, long long precision,
                                struct cpucycles_bench_result *r)
 {
@@ -76,6 +100,7 @@ int cpucycles_bench_statistics(long long *samples, long long n, long long precis
   r->mean = sum / (double)n;
   r->median = median(samples, n);
   r->interquartile_mean = middle / (double)(n - 2 * cut);
+  r->interquartile_mean_error = cpucycles_trimmed_mean_error(samples, n, cut);
 
   if (n >= 8) {
     tolerance = DRIFT_SHARE * absolute(r->median);
@@ -103,6 +128,7 @@ const char *cpucycles_bench_flag_name(unsigned int flag)
   case CPUCYCLES_BENCH_FREQ_SCALING: return "freq-scaling";
   case CPUCYCLES_BENCH_FREQ_UNKNOWN: return "freq-unknown";
   case CPUCYCLES_BENCH_TSC_NOT_INVARIANT: return "tsc-not-invariant";
+  case CPUCYCLES_BENCH_BELOW_RESOLUTION: return "below-resolution";
   default: return 0;
   }
 }

@@ -6,6 +6,7 @@
 #include "bench.h"
 #include <errno.h>
 #include <sched.h>
+#include <string.h>
 
 #define DEFAULT_ITERATIONS 1000 /* Timer::CPU's defaults */
 #define DEFAULT_WARM_UPS 2
@@ -13,6 +14,11 @@
 #define NULL_RUNS 512
 #define BATCH_MAX 256
 #define SWITCH_CHECK_SHARE 20   /* a batch takes >= 20 times a switch check */
+#define CALLS_TARGET_STEPS 64   /* a timed run spans >= 64 counter steps */
+#define CALLS_TARGET_OVERHEADS 8 /* ... and >= 8 null overheads */
+#define CALLS_TRIES 8
+#define CALLS_MAX 65536
+#define RESOLUTION_STEPS 8      /* a run under 8 steps: BELOW_RESOLUTION */
 
 /* The kept runs in run order: all of them while they fit, then every
  * stride-th (the stride doubles each time the buffer fills up).  min, max
@@ -49,16 +55,16 @@ struct tally {
   unsigned int flags;
 };
 
-/* runs calls of fn(arg), each between c->start() and c->end(), in batches
- * between two c->switches(); undisturbed runs go to k (if any) less
- * overhead.  A batch is as short as keeps the switch check (switch_cost)
+/* runs times: calls calls of fn(arg) between c->start() and c->end(), in
+ * batches between two c->switches(); undisturbed runs go to k (if any)
+ * less overhead.  A batch is as short as keeps the switch check (switch_cost)
  * under 1/SWITCH_CHECK_SHARE of it, judged by the previous batch's
  * fastest run; the first batch is a single run. */
 static void run(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
-                long long runs, long long overhead, long long switch_cost, struct kept *k,
-                struct tally *t)
+                long long calls, long long runs, long long overhead, long long switch_cost,
+                struct kept *k, struct tally *t)
 {
-  long long ticks[BATCH_MAX], batch = 1, b, i, before, after, fastest, t0, t1;
+  long long ticks[BATCH_MAX], batch = 1, b, i, j, before, after, fastest, t0, t1;
   unsigned char moved[BATCH_MAX];
   unsigned long long cpu0, cpu1;
 
@@ -67,7 +73,7 @@ static void run(const struct cpucycles_bench_clock *c, void (*fn)(void *), void 
     before = c->switches();
     for (i = 0; i < b; i++) {
       t0 = c->start(&cpu0);
-      fn(arg);
+      for (j = 0; j < calls; j++) fn(arg);
       t1 = c->end(&cpu1);
       ticks[i] = t1 - t0;
       moved[i] = cpu0 != cpu1;
@@ -92,7 +98,7 @@ static void run(const struct cpucycles_bench_clock *c, void (*fn)(void *), void 
 
 /* The smallest nonzero difference of two back-to-back reads (0: the
  * counter never moved), and the cost of a context-switch check. */
-static long long precision(const struct cpucycles_bench_clock *c)
+long long cpucycles_bench_precision(const struct cpucycles_bench_clock *c)
 {
   long long best = 0, d, i;
   unsigned long long cpu;
@@ -104,7 +110,7 @@ static long long precision(const struct cpucycles_bench_clock *c)
   return best;
 }
 
-static long long switch_check_cost(const struct cpucycles_bench_clock *c)
+long long cpucycles_bench_switch_cost(const struct cpucycles_bench_clock *c)
 {
   long long best = 0, d, i;
   unsigned long long cpu;
@@ -126,15 +132,7 @@ static void empty_function(void *arg)
 }
 static void (*volatile null_function)(void *) = empty_function;
 
-/* Pinning the thread to the CPU it is on, and back. */
-struct pin {
-  int active;
-#if defined(__linux__)
-  cpu_set_t saved;
-#endif
-};
-
-static void pin_here(struct pin *p)
+void cpucycles_bench_pin_here(struct cpucycles_bench_pin *p)
 {
   p->active = 0;
 #if defined(__linux__)
@@ -150,12 +148,65 @@ static void pin_here(struct pin *p)
 #endif
 }
 
-static void unpin(struct pin *p)
+void cpucycles_bench_unpin(struct cpucycles_bench_pin *p)
 {
   (void)p;
 #if defined(__linux__)
   if (p->active) sched_setaffinity(0, sizeof p->saved, &p->saved);
 #endif
+}
+
+/* seeds/004's null benchmark, calls empty calls per run: the median of
+ * NULL_RUNS runs, or -1 when none was undisturbed. */
+long long cpucycles_bench_null_overhead(const struct cpucycles_bench_clock *c, long long calls,
+                                        long long switch_cost)
+{
+  long long nulls[NULL_RUNS];
+  struct kept kn;
+  struct tally ignored = {0, 0, 0};
+  struct cpucycles_bench_result stats;
+  kept_init(&kn, nulls, NULL_RUNS);
+  run(c, null_function, 0, calls, NULL_RUNS, 0, switch_cost, &kn, &ignored);
+  stats.flags = 0;
+  if (kn.n == 0 || cpucycles_bench_statistics(kn.buf, kn.n, 0, &stats) != 0) return -1;
+  return (long long)(stats.median + (stats.median < 0 ? -0.5 : 0.5));
+}
+
+/* The calls per timed run for fn (see "Tiny functions" in cpucycles.h):
+ * doubled until the fastest of CALLS_TRIES runs, less overhead (of one
+ * empty call), spans the target. */
+long long cpucycles_bench_choose_calls(const struct cpucycles_bench_clock *c, void (*fn)(void *),
+                                       void *arg, long long precision, long long overhead)
+{
+  long long target = CALLS_TARGET_STEPS * precision, calls, fastest, t0, i, j;
+  unsigned long long cpu;
+  if (target < CALLS_TARGET_OVERHEADS * overhead) target = CALLS_TARGET_OVERHEADS * overhead;
+  for (calls = 1; calls < CALLS_MAX; calls *= 2) {
+    fastest = -1;
+    for (i = 0; i < CALLS_TRIES; i++) {
+      t0 = c->start(&cpu);
+      for (j = 0; j < calls; j++) fn(arg);
+      t0 = c->end(&cpu) - t0;
+      if (fastest < 0 || t0 < fastest) fastest = t0;
+    }
+    if (fastest - overhead >= target) break;
+  }
+  return calls;
+}
+
+/* The figures of runs of calls calls, per call. */
+static void per_call(struct cpucycles_bench_result *r, long long calls)
+{
+  double k = (double)calls;
+  r->min /= k, r->max /= k, r->mean /= k, r->median /= k, r->interquartile_mean /= k;
+  r->interquartile_mean_error /= k;
+}
+
+/* Whether a run of median (and minimum) ticks, overhead subtracted, is
+ * still too short for the counter. */
+int cpucycles_bench_below_resolution(double median, double min, long long precision)
+{
+  return median < (double)(RESOLUTION_STEPS * precision) || min < 0;
 }
 
 int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
@@ -164,51 +215,51 @@ int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void 
 {
   long long iterations = o && o->iterations ? o->iterations : DEFAULT_ITERATIONS;
   long long warm_ups = o && o->warm_ups ? o->warm_ups : DEFAULT_WARM_UPS;
-  long long reservoir[CPUCYCLES_BENCH_RESERVOIR], nulls[NULL_RUNS], switch_cost;
-  struct kept k, kn;
+  long long calls = o && o->calls > 0 ? o->calls : 1;
+  long long reservoir[CPUCYCLES_BENCH_RESERVOIR], switch_cost, overhead;
+  struct kept k;
   struct tally t = {0, 0, 0}, ignored = {0, 0, 0};
-  struct cpucycles_bench_result null_stats;
-  struct pin p;
+  struct cpucycles_bench_pin p;
   int saved_errno = errno;
 
-  if (!fn || !r || iterations < 0) {
+  if (!fn || !r || iterations < 0 || (o && o->calls < 0)) {
     errno = EINVAL;
     return -1;
   }
-  r->count = r->disturbed = r->min = r->max = r->overhead = r->precision = r->batch = 0;
-  r->mean = r->median = r->interquartile_mean = 0;
+  memset(r, 0, sizeof *r);
   r->flags = c->flags;
   p.active = 0;
-  if (o && o->pin) pin_here(&p);
+  if (o && o->pin) cpucycles_bench_pin_here(&p);
   if (p.active) r->flags |= CPUCYCLES_BENCH_PINNED;
 
-  r->precision = precision(c);
+  r->precision = cpucycles_bench_precision(c);
   if (r->precision == 0) {
-    unpin(&p);
+    cpucycles_bench_unpin(&p);
     errno = ENOTSUP;
     return -1;
   }
-  switch_cost = switch_check_cost(c);
-
-  /* seeds/004's null benchmark: nothing between the reads but the call. */
-  kept_init(&kn, nulls, NULL_RUNS);
-  run(c, null_function, 0, NULL_RUNS, 0, switch_cost, &kn, &ignored);
-  null_stats.flags = 0;
-  if (kn.n > 0 && !(o && o->keep_overhead) &&
-      cpucycles_bench_statistics(kn.buf, kn.n, 0, &null_stats) == 0) {
-    r->overhead = (long long)(null_stats.median + (null_stats.median < 0 ? -0.5 : 0.5));
+  switch_cost = cpucycles_bench_switch_cost(c);
+  if (!(o && o->calls)) {
+    overhead = cpucycles_bench_null_overhead(c, 1, switch_cost);
+    calls = cpucycles_bench_choose_calls(c, fn, arg, r->precision, overhead > 0 ? overhead : 0);
+  }
+  r->calls = calls;
+  /* seeds/004's null benchmark: nothing between the reads but the calls. */
+  overhead = cpucycles_bench_null_overhead(c, calls, switch_cost);
+  if (overhead != -1 && !(o && o->keep_overhead)) {
+    r->overhead = overhead;
     r->flags |= CPUCYCLES_BENCH_SUBTRACTED;
   }
 
-  if (warm_ups > 0) run(c, fn, arg, warm_ups, 0, switch_cost, 0, &ignored);
+  if (warm_ups > 0) run(c, fn, arg, calls, warm_ups, 0, switch_cost, 0, &ignored);
   if (o && o->samples) kept_init(&k, o->samples, iterations);
   else kept_init(&k, reservoir, CPUCYCLES_BENCH_RESERVOIR);
-  run(c, fn, arg, iterations, r->overhead, switch_cost, &k, &t);
-  unpin(&p);
+  run(c, fn, arg, calls, iterations, r->overhead, switch_cost, &k, &t);
+  cpucycles_bench_unpin(&p);
 
   r->flags |= t.flags;
   r->disturbed = t.disturbed;
-  r->batch = t.batch_max;
+  r->runs_per_switch_check = t.batch_max;
   if (k.seen == 0) {
     errno = EAGAIN;
     return -1;
@@ -217,10 +268,13 @@ int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void 
   if (k.stride > 1) { /* the exact figures, over every kept run */
     r->flags |= CPUCYCLES_BENCH_SAMPLED;
     r->count = k.seen;
-    r->min = k.min;
-    r->max = k.max;
+    r->min = (double)k.min;
+    r->max = (double)k.max;
     r->mean = k.sum / (double)k.seen;
   }
+  if (cpucycles_bench_below_resolution(r->median, r->min, r->precision))
+    r->flags |= CPUCYCLES_BENCH_BELOW_RESOLUTION;
+  per_call(r, calls);
   errno = saved_errno;
   return 0;
 }

@@ -10,13 +10,23 @@
  *   cpucycles-info --check   0 inline counter verified here, 1 fallback to
  *                            another cycle counter, 2 only an OS clock or
  *                            nothing left
+ *   cpucycles-info --compare OLD NEW [--tolerance PERCENT]
+ *                            two cpucycles_bench() results saved as JSON
+ *                            (cpucycles_bench_format()): 0 NEW is not
+ *                            slower, 1 it is
  *
  * Exit 1 with a message on stderr when the output cannot be written, 2 on a
  * bad command line. */
 #include "cpucycles.h"
 #include "decide.h"
+#include "format.h"
+#ifndef CPUCYCLES_COUNTER_SETUP
+#define CPUCYCLES_COUNTER_SETUP 1 /* for readfile.h */
+#endif
+#include "cpucycles/readfile.h"
 #include "table.h"
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,12 +36,17 @@
 
 static const char usage[] =
     "usage: cpucycles-info [--json | --check | --help | --version]\n"
+    "       cpucycles-info --compare OLD.json NEW.json [--tolerance PERCENT]\n"
     "  (no option)  report the build's counters, this host's verdict, the\n"
     "               frequency and the cost of a read\n"
     "  --json       the same facts as one JSON object (see README.md)\n"
     "  --check      exit 0 when the build's inline counter is verified on\n"
     "               this host, 1 when another cycle counter is used, 2 when\n"
     "               only an OS clock or nothing is left\n"
+    "  --compare    NEW's cycles per call against OLD's, two cpucycles_bench()\n"
+    "               results saved by cpucycles_bench_format(): exit 0 when NEW\n"
+    "               is not slower, 1 when it is by more than the tolerance\n"
+    "               (default 5%: runs in two processes vary by a few percent)\n"
     "  --help       this text\n"
     "  --version    the version\n";
 
@@ -149,49 +164,19 @@ static int report_text(const struct cpucycles_decision *d)
 
 /* ---- JSON mode ---- */
 
-/* Length of the valid UTF-8 sequence at s (1 to 4), or 0 when s does not
- * start one (a stray byte, an overlong form, a surrogate, past U+10FFFF,
- * or cut short). */
-static int utf8_length(const unsigned char *s)
-{
-  int n, i;
-  unsigned long c;
-  if (s[0] < 0x80) return 1;
-  if (s[0] >= 0xc2 && s[0] <= 0xdf) n = 2, c = s[0] & 0x1f;
-  else if (s[0] >= 0xe0 && s[0] <= 0xef) n = 3, c = s[0] & 0x0f;
-  else if (s[0] >= 0xf0 && s[0] <= 0xf4) n = 4, c = s[0] & 0x07;
-  else return 0;
-  for (i = 1; i < n; i++) {
-    if ((s[i] & 0xc0) != 0x80) return 0; /* also stops at the NUL */
-    c = (c << 6) | (s[i] & 0x3f);
-  }
-  if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff))) return 0;
-  if (c >= 0xd800 && c <= 0xdfff) return 0;
-  return n;
-}
-
-/* s as a JSON string: quotes, backslashes and control characters escaped,
- * a byte that is not valid UTF-8 (from an environment variable, say)
- * replaced by U+FFFD; NULL as null. */
+/* s as a JSON string (format.h's escaping); NULL as null. */
 static void json_string(const char *s)
 {
-  const unsigned char *p = (const unsigned char *)s;
-  if (!s) {
-    fputs("null", stdout);
-    return;
+  char small[512], *text = small;
+  struct cpucycles_out o;
+  cpucycles_out_start(&o, small, sizeof small);
+  cpucycles_out_json_string(&o, s);
+  if (o.len >= sizeof small && (text = malloc(o.len + 1)) != 0) {
+    cpucycles_out_start(&o, text, o.len + 1);
+    cpucycles_out_json_string(&o, s);
   }
-  putchar('"');
-  while (*p) {
-    int n = utf8_length(p);
-    if (*p == '"' || *p == '\\') printf("\\%c", *p);
-    else if (*p == '\n') fputs("\\n", stdout);
-    else if (*p == '\t') fputs("\\t", stdout);
-    else if (*p < 0x20 || *p == 0x7f) printf("\\u%04x", *p);
-    else if (n == 0) fputs("\\ufffd", stdout);
-    else fwrite(p, 1, n, stdout);
-    p += n ? n : 1;
-  }
-  putchar('"');
+  fputs(text ? text : small, stdout);
+  if (text != small) free(text);
 }
 
 static void json_key(const char *key, int first)
@@ -278,6 +263,73 @@ static int report_json(const struct cpucycles_decision *d)
   return finish(0);
 }
 
+/* ---- compare mode ---- */
+
+#define SAVED_MAX 65536
+#define Z99 2.575829 /* two-sided 99%, as cpucycles_bench_compare() */
+
+struct saved {
+  double cycles, error;
+  char counter[128], host[128], name[256];
+};
+
+/* A cpucycles_bench_format() JSON result from path; 0, or -1 with a
+ * message on stderr. */
+static int load_saved(const char *path, struct saved *r)
+{
+  static char text[SAVED_MAX];
+  char value[64];
+  const char *end;
+  size_t got;
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    fprintf(stderr, "cpucycles-info: %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  got = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[got] = 0;
+  if (!cpucycles_json_value(text, "type", value, sizeof value) || strcmp(value, "bench") != 0) {
+    fprintf(stderr, "cpucycles-info: %s: not a cpucycles_bench() result in JSON (no \"type\": \"bench\")\n", path);
+    return -1;
+  }
+  if (!cpucycles_json_value(text, "interquartile_mean", value, sizeof value) ||
+      (r->cycles = cpucycles_parse_decimal(value, &end), end == value || *end) ||
+      !cpucycles_json_value(text, "interquartile_mean_error", value, sizeof value) ||
+      (r->error = cpucycles_parse_decimal(value, &end), end == value || *end) ||
+      r->cycles <= 0 || r->error < 0) {
+    fprintf(stderr, "cpucycles-info: %s: no positive interquartile_mean with its error\n", path);
+    return -1;
+  }
+  if (!cpucycles_json_value(text, "counter", r->counter, sizeof r->counter)) r->counter[0] = 0;
+  if (!cpucycles_json_value(text, "host", r->host, sizeof r->host)) r->host[0] = 0;
+  if (!cpucycles_json_value(text, "name", r->name, sizeof r->name)) r->name[0] = 0;
+  return 0;
+}
+
+static int compare_saved(const char *old_path, const char *new_path, double tolerance)
+{
+  struct saved old, new;
+  double ratio, error, low, high;
+  const char *verdict = "indistinguishable";
+  int status = 0;
+  if (load_saved(old_path, &old) != 0 || load_saved(new_path, &new) != 0) return 2;
+  if (strcmp(old.counter, new.counter) || strcmp(old.host, new.host))
+    fprintf(stderr, "cpucycles-info: warning: measured with %s on %s, then %s on %s\n",
+            old.counter, old.host, new.counter, new.host);
+  ratio = new.cycles / old.cycles;
+  /* the delta method: relative errors add in quadrature */
+  error = ratio * sqrt(pow(old.error / old.cycles, 2) + pow(new.error / new.cycles, 2));
+  low = ratio - Z99 * error, high = ratio + Z99 * error;
+  if (low > 1 + tolerance / 100) verdict = "NEW slower", status = 1;
+  if (high < 1 - tolerance / 100) verdict = "NEW faster";
+  printf("old %s: %.2f cycles per call (+- %.2f)\n", old.name, old.cycles, old.error);
+  printf("new %s: %.2f cycles per call (+- %.2f)\n", new.name, new.cycles, new.error);
+  printf("new/old %.4f, 99%% interval [%.4f, %.4f]: %s (tolerance %g%%)\n", ratio, low, high,
+         verdict, tolerance);
+  return finish(status);
+}
+
 /* ---- check mode ---- */
 
 static int check(const struct cpucycles_decision *d)
@@ -310,8 +362,10 @@ static int check(const struct cpucycles_decision *d)
 
 int main(int argc, char **argv)
 {
-  enum { REPORT, JSON, CHECK } mode = REPORT;
+  enum { REPORT, JSON, CHECK, COMPARE } mode = REPORT;
   int i, modes = 0;
+  const char *old_path = 0, *new_path = 0, *end;
+  double tolerance = 5;
 
   for (i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help")) {
@@ -324,6 +378,21 @@ int main(int argc, char **argv)
       mode = JSON, modes++;
     } else if (!strcmp(argv[i], "--check")) {
       mode = CHECK, modes++;
+    } else if (!strcmp(argv[i], "--compare") && i + 2 < argc) {
+      mode = COMPARE, modes++;
+      old_path = argv[++i], new_path = argv[++i];
+    } else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) {
+      tolerance = cpucycles_parse_decimal(argv[++i], &end);
+      if (end == argv[i] || *end || tolerance < 0 || tolerance >= 100) {
+        fprintf(stderr, "cpucycles-info: --tolerance '%s': not a percentage from 0 to 100\n",
+                argv[i]);
+        return 2;
+      }
+    } else if (!strcmp(argv[i], "--compare") || !strcmp(argv[i], "--tolerance")) {
+      fprintf(stderr, "cpucycles-info: %s needs %s\n", argv[i],
+              argv[i][2] == 'c' ? "two files, OLD and NEW" : "a percentage");
+      fputs(usage, stderr);
+      return 2;
     } else {
       fprintf(stderr, "cpucycles-info: %s '%s'\n",
               argv[i][0] == '-' ? "unknown option" : "unexpected argument", argv[i]);
@@ -332,13 +401,14 @@ int main(int argc, char **argv)
     }
   }
   if (modes > 1) {
-    fputs("cpucycles-info: give at most one of --json and --check\n", stderr);
+    fputs("cpucycles-info: give at most one of --json, --check and --compare\n", stderr);
     fputs(usage, stderr);
     return 2;
   }
   switch (mode) {
   case JSON: return report_json(cpucycles_decision());
   case CHECK: return check(cpucycles_decision());
+  case COMPARE: return compare_saved(old_path, new_path, tolerance);
   default: return report_text(cpucycles_decision());
   }
 }

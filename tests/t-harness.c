@@ -50,7 +50,7 @@ static void fixed_statistics(void)
              r.max == 100 && near(r.mean, 24.2) && near(r.median, 7) &&
              near(r.interquartile_mean, 20.0 / 3) && ascending(odd, 5),
          "odd count {10,1,7,3,100}: min 1 max 100 mean 24.2 median 7 IQM 6.667, sorted "
-         "(got %lld %lld %g %g %g)", r.min, r.max, r.mean, r.median, r.interquartile_mean);
+         "(got %g %g %g %g %g)", r.min, r.max, r.mean, r.median, r.interquartile_mean);
   rc = cpucycles_bench_statistics(even, 8, 0, &r);
   tap_ok(rc == 0 && r.count == 8 && r.min == 1 &&
              r.max == 1000 && near(r.mean, 133.75) && near(r.median, 7) &&
@@ -140,11 +140,17 @@ static void fake_fn(void *arg)
   if (run == p->switch_at || p->switch_every) fake_switches++, fake_now += 1000000;
 }
 
+/* These runs count calls: one call per run unless o says otherwise
+ * (automatic calls have their own checks, in tiny_functions()). */
 static int fake_bench(const struct fake_plan *plan, const struct cpucycles_bench_options *o,
                       struct cpucycles_bench_result *r)
 {
+  struct cpucycles_bench_options one;
+  memset(&one, 0, sizeof one);
+  if (o) one = *o;
+  if (!one.calls) one.calls = 1;
   fake_calls = 0;
-  return cpucycles_bench_with(&fake, fake_fn, (void *)plan, o, r);
+  return cpucycles_bench_with(&fake, fake_fn, (void *)plan, &one, r);
 }
 
 static void fake_counter(void)
@@ -158,11 +164,13 @@ static void fake_counter(void)
 
   rc = fake_bench(&calm, 0, &r);
   tap_ok(rc == 0 && r.count == 1000 && r.disturbed == 0 && r.overhead == FAKE_READ &&
-             r.precision == FAKE_READ && r.flags == CPUCYCLES_BENCH_SUBTRACTED && r.min == 100 &&
+             r.precision == FAKE_READ &&
+             r.flags == (CPUCYCLES_BENCH_SUBTRACTED | CPUCYCLES_BENCH_BELOW_RESOLUTION) &&
+             r.min == 100 &&
              r.max == 140 && near(r.mean, 120) && near(r.median, 120) &&
              near(r.interquartile_mean, 120) && fake_calls == 1002,
-         "fake counter, defaults: 2 warm-ups + 1000 runs, overhead %lld subtracted exactly, "
-         "min 100 median 120 max 140 (got %lld %g %lld, flags %#x, %lld calls)",
+         "fake counter, defaults, one call per run: 2 warm-ups + 1000 runs, overhead %lld subtracted exactly, "
+         "min 100 median 120 max 140 (got %g %g %g, flags %#x, %lld calls)",
          r.overhead, r.min, r.median, r.max, r.flags, fake_calls);
 
   memset(&o, 0, sizeof o);
@@ -172,19 +180,19 @@ static void fake_counter(void)
   rc = fake_bench(&calm, &o, &r);
   tap_ok(rc == 0 && r.overhead == 0 && !(r.flags & CPUCYCLES_BENCH_SUBTRACTED) && r.min == 130 &&
              r.count == 10 && fake_calls == 10,
-         "keep_overhead, no warm-ups, 10 runs: raw times from 130, not subtracted (min %lld)",
+         "keep_overhead, no warm-ups, 10 runs: raw times from 130, not subtracted (min %g)",
          r.min);
 
   rc = fake_bench(&migrates, 0, &r);
   tap_ok(rc == 0 && (r.flags & CPUCYCLES_BENCH_MIGRATED) && r.disturbed == 1 && r.count == 999 &&
              r.max == 140,
-         "a run that changes CPU is flagged and excluded (disturbed %lld, max %lld)", r.disturbed,
+         "a run that changes CPU is flagged and excluded (disturbed %lld, max %g)", r.disturbed,
          r.max);
   rc = fake_bench(&switches, 0, &r);
   tap_ok(rc == 0 && (r.flags & CPUCYCLES_BENCH_SWITCHED) && r.disturbed >= 1 &&
-             r.disturbed <= r.batch && r.count + r.disturbed == 1000 && r.max == 140,
+             r.disturbed <= r.runs_per_switch_check && r.count + r.disturbed == 1000 && r.max == 140,
          "a context switch excludes its batch (%lld runs, batches of up to %lld)", r.disturbed,
-         r.batch);
+         r.runs_per_switch_check);
   rc = fake_bench(&always, 0, &r);
   tap_ok(rc == -1 && errno == EAGAIN && r.count == 0 && r.disturbed == 1000 &&
              (r.flags & CPUCYCLES_BENCH_SWITCHED),
@@ -328,10 +336,10 @@ static void show(const char *what, const struct cpucycles_bench_result *r)
       strcat(names, " ");
       strcat(names, cpucycles_bench_flag_name(bit));
     }
-  tap_diag("%s: median %g IQM %g mean %g min %lld max %lld, %lld kept, %lld disturbed, "
-           "overhead %lld, precision %lld, batch %lld, flags%s", what, r->median,
+  tap_diag("%s: median %g IQM %g mean %g min %g max %g, %lld kept, %lld disturbed, "
+           "overhead %lld, precision %lld, runs per switch check %lld, calls %lld, flags%s", what, r->median,
            r->interquartile_mean, r->mean, r->min, r->max, r->count, r->disturbed, r->overhead,
-           r->precision, r->batch, names);
+           r->precision, r->runs_per_switch_check, r->calls, names);
 }
 
 static void real_counter(void)
@@ -371,6 +379,7 @@ static void real_counter(void)
          once.median > 0 ? twice.median / once.median : 0);
 
   memset(&o, 0, sizeof o);
+  o.calls = 1; /* disturb() counts calls: run 100 is call 100 */
   memset(&m, 0, sizeof m);
   m.at = 100;
   m.sleep = 1;
@@ -378,7 +387,7 @@ static void real_counter(void)
   show("2 ms sleep in run 100", &r);
   tap_ok(rc == 0 && (r.flags & CPUCYCLES_BENCH_SWITCHED) && r.disturbed >= 1 &&
              r.max < cpucycles_persecond() / 1000 * 3 / 2,
-         "a 2 ms sleep in one run is flagged as a context switch and left out (max %lld)", r.max);
+         "a 2 ms sleep in one run is flagged as a context switch and left out (max %g)", r.max);
 
   cpu = sched_getcpu();
   sched_getaffinity(0, sizeof before, &before);
@@ -418,6 +427,7 @@ static void real_counter(void)
 
   memset(&o, 0, sizeof o);
   o.iterations = 10000000;
+  o.calls = 1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   rc = cpucycles_bench(empty, 0, &o, &r);
   clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -439,18 +449,49 @@ static void flag_names(void)
           !strcmp(cpucycles_bench_flag_name(other), cpucycles_bench_flag_name(bit)))
         distinct = 0;
   }
-  tap_ok(known == 11 && distinct && !cpucycles_bench_flag_name(0) &&
+  tap_ok(known == 12 && distinct && !cpucycles_bench_flag_name(0) &&
              !cpucycles_bench_flag_name(CPUCYCLES_BENCH_MIGRATED | CPUCYCLES_BENCH_SWITCHED) &&
              !strcmp(cpucycles_bench_flag_name(CPUCYCLES_BENCH_MIGRATED), "migrated"),
          "11 flags with distinct names; 0 and combinations have none");
 }
 
+/* ---- tiny functions on the fake counter: 3 ticks a call, steps of 30 ---- */
+static void fake_tiny(void *arg)
+{
+  (void)arg;
+  fake_now += 3;
+}
+
+static void tiny_functions(void)
+{
+  struct cpucycles_bench_options o;
+  struct cpucycles_bench_result r;
+  int rc;
+
+  rc = cpucycles_bench_with(&fake, fake_tiny, 0, 0, &r);
+  tap_ok(rc == 0 && r.calls == 1024 && near(r.median, 3) && near(r.min, 3) && near(r.max, 3) &&
+             r.overhead == FAKE_READ && !(r.flags & CPUCYCLES_BENCH_BELOW_RESOLUTION),
+         "a 3-tick function on a 30-tick counter: 1024 calls a run (64 steps), 3 a call, not "
+         "flagged (calls %lld, median %g, flags %#x)", r.calls, r.median, r.flags);
+  memset(&o, 0, sizeof o);
+  o.calls = 1;
+  rc = cpucycles_bench_with(&fake, fake_tiny, 0, &o, &r);
+  tap_ok(rc == 0 && r.calls == 1 && near(r.median, 3) &&
+             (r.flags & CPUCYCLES_BENCH_BELOW_RESOLUTION),
+         "the same with one call a run: flagged below the resolution (flags %#x)", r.flags);
+  o.calls = -1;
+  errno = 0;
+  tap_ok(cpucycles_bench_with(&fake, fake_tiny, 0, &o, &r) == -1 && errno == EINVAL,
+         "negative calls: EINVAL");
+}
+
 int main(void)
 {
-  tap_plan(34);
+  tap_plan(37);
   sched_getaffinity(0, sizeof initial_mask, &initial_mask);
   fixed_statistics();
   fake_counter();
+  tiny_functions();
   frequency();
   real_counter();
   flag_names();

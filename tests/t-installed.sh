@@ -115,7 +115,7 @@ fi
 
 # What the shared library exports: the API, libcpucycles' interface and the
 # inline read's two variables, nothing else.
-api="cpucycles cpucycles_abi_inline_id cpucycles_abi_inline_scale_q32 cpucycles_abi_read cpucycles_bench cpucycles_bench_flag_name cpucycles_bench_statistics cpucycles_function cpucycles_implementation cpucycles_persecond cpucycles_tracesetup cpucycles_unit cpucycles_unit_name cpucycles_version"
+api="cpucycles cpucycles_abi_inline_id cpucycles_abi_inline_scale_q32 cpucycles_abi_read cpucycles_bench cpucycles_bench_compare cpucycles_bench_flag_name cpucycles_bench_format cpucycles_bench_statistics cpucycles_compare_format cpucycles_compare_statistics cpucycles_compare_verdict_name cpucycles_function cpucycles_implementation cpucycles_persecond cpucycles_tracesetup cpucycles_unit cpucycles_unit_name cpucycles_version"
 so=$(ls "$lib"/libcpucycles.so.* 2>/dev/null | head -n 1)
 NM=${NM:-nm}
 if [ -z "$so" ]; then

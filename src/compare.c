@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/* compare.c - cpucycles_bench_compare()'s runs on a given clock (bench.h):
+ * A and B interleaved in pairs, in a pseudo-random order, each run of the
+ * same number of calls, pairs excluded when a run migrated or the thread
+ * was switched out; the pairs go to the streaming statistics
+ * (compare-stats.c).  bench-host.c gives it the real clock. */
+#include "compare.h"
+#include <errno.h>
+#include <string.h>
+
+#define DEFAULT_SECONDS 0.25
+#define UNTIMED_PAIRS 1000     /* when the rate of the counter is unknown */
+#define MIN_PAIRS (4 * COMPARE_BLOCK)
+#define MAX_PAIRS 100000000LL
+#define WARM_UP_PAIRS 8
+#define GROUP_MAX 64           /* pairs between two context-switch checks */
+#define SWITCH_CHECK_SHARE 20  /* a group takes >= 20 times a switch check */
+
+struct side {
+  void (*fn)(void *);
+  void *arg;
+};
+
+struct plan {
+  const struct cpucycles_bench_clock *c;
+  struct side a, b;
+  long long calls, overhead, switch_cost;
+  unsigned long long order; /* xorshift state: who runs first */
+};
+
+/* One timed run of p->calls calls; *moved is set when it migrated. */
+static long long timed(const struct plan *p, const struct side *s, int *moved)
+{
+  unsigned long long cpu0, cpu1;
+  long long t0, t1, j;
+  t0 = p->c->start(&cpu0);
+  for (j = 0; j < p->calls; j++) s->fn(s->arg);
+  t1 = p->c->end(&cpu1);
+  if (cpu0 != cpu1) *moved = 1;
+  return t1 - t0 - p->overhead;
+}
+
+/* A group of up to GROUP_MAX pairs between two switch checks, added to
+ * acc unless disturbed; returns the fastest pair's ticks (for the next
+ * group's size). */
+static long long group(struct plan *p, long long pairs, struct cpucycles_compare_acc *acc,
+                       struct cpucycles_compare_result *r)
+{
+  long long a[GROUP_MAX], b[GROUP_MAX], ticks[2], before, after, i, fastest = -1;
+  int moved[GROUP_MAX], b_first, j;
+  const struct side *run[2];
+  before = p->c->switches();
+  for (i = 0; i < pairs; i++) {
+    p->order ^= p->order << 13, p->order ^= p->order >> 7, p->order ^= p->order << 17;
+    b_first = (int)(p->order >> 63);
+    r->b_first += b_first;
+    moved[i] = 0;
+    /* One call site for both: two sites would be two copies of the
+     * bracket, at different alignments, and that alone measured A and A
+     * as different (by 0.005%, with 10^5 pairs). */
+    run[0] = b_first ? &p->b : &p->a;
+    run[1] = b_first ? &p->a : &p->b;
+    for (j = 0; j < 2; j++) ticks[j] = timed(p, run[j], &moved[i]);
+    a[i] = ticks[b_first], b[i] = ticks[!b_first];
+    if (fastest < 0 || a[i] + b[i] < fastest) fastest = a[i] + b[i];
+  }
+  after = p->c->switches();
+  if (after != before) r->flags |= CPUCYCLES_BENCH_SWITCHED;
+  for (i = 0; i < pairs; i++) {
+    if (moved[i]) r->flags |= CPUCYCLES_BENCH_MIGRATED;
+    if (moved[i] || after != before) r->disturbed++;
+    else if (acc) cpucycles_compare_add(acc, a[i], b[i]);
+  }
+  return fastest + 2 * p->overhead;
+}
+
+/* The pairs: warm-ups, then groups until the count or the time is up. */
+static void pairs(struct plan *p, long long wanted, long long budget,
+                  struct cpucycles_compare_acc *acc, struct cpucycles_compare_result *r)
+{
+  long long done = 0, size = 1, fastest, n;
+  unsigned long long cpu;
+  long long start;
+  group(p, WARM_UP_PAIRS, 0, r);
+  r->b_first = 0, r->disturbed = 0, r->flags &= ~(CPUCYCLES_BENCH_SWITCHED | CPUCYCLES_BENCH_MIGRATED);
+  start = p->c->start(&cpu);
+  while (wanted ? done < wanted
+                : done < MIN_PAIRS || (done < MAX_PAIRS && p->c->end(&cpu) - start < budget)) {
+    n = wanted && wanted - done < size ? wanted - done : size;
+    fastest = group(p, n, acc, r);
+    done += n;
+    size = GROUP_MAX;
+    if (p->switch_cost >= 0 && fastest > 0 &&
+        SWITCH_CHECK_SHARE * p->switch_cost / fastest < GROUP_MAX)
+      size = (SWITCH_CHECK_SHARE * p->switch_cost + fastest - 1) / fastest;
+    if (size < 1) size = 1;
+  }
+}
+
+int cpucycles_bench_compare_with(const struct cpucycles_bench_clock *c, long long persecond,
+                                 void (*a)(void *), void *arg_a, void (*b)(void *), void *arg_b,
+                                 const struct cpucycles_compare_options *o,
+                                 struct cpucycles_compare_result *r)
+{
+  struct plan p;
+  struct cpucycles_compare_acc acc;
+  struct cpucycles_bench_pin pin;
+  double seconds = o && o->seconds > 0 ? o->seconds : DEFAULT_SECONDS;
+  long long wanted = o ? o->pairs : 0, budget = (long long)(seconds * (double)persecond);
+  long long calls_b;
+  int saved_errno = errno;
+
+  if (!a || !b || !r || (o && (o->pairs < 0 || o->seconds < 0 || o->calls < 0))) {
+    errno = EINVAL;
+    return -1;
+  }
+  if (!wanted && persecond <= 0) wanted = UNTIMED_PAIRS;
+  memset(r, 0, sizeof *r);
+  r->flags = c->flags;
+  pin.active = 0;
+  if (o && o->pin) cpucycles_bench_pin_here(&pin);
+  if (pin.active) r->flags |= CPUCYCLES_BENCH_PINNED;
+  r->precision = cpucycles_bench_precision(c);
+  if (r->precision == 0) {
+    cpucycles_bench_unpin(&pin);
+    errno = ENOTSUP;
+    return -1;
+  }
+
+  p.c = c, p.a.fn = a, p.a.arg = arg_a, p.b.fn = b, p.b.arg = arg_b;
+  p.order = 0x9e3779b97f4a7c15ULL;
+  p.switch_cost = cpucycles_bench_switch_cost(c);
+  p.calls = o && o->calls ? o->calls : 0;
+  if (!p.calls) { /* the same calls for both, enough for the faster one */
+    p.overhead = cpucycles_bench_null_overhead(c, 1, p.switch_cost);
+    if (p.overhead < 0) p.overhead = 0;
+    p.calls = cpucycles_bench_choose_calls(c, a, arg_a, r->precision, p.overhead);
+    calls_b = cpucycles_bench_choose_calls(c, b, arg_b, r->precision, p.overhead);
+    if (calls_b > p.calls) p.calls = calls_b;
+  }
+  r->calls = p.calls;
+  p.overhead = cpucycles_bench_null_overhead(c, p.calls, p.switch_cost);
+  if (p.overhead < 0) p.overhead = 0;
+  else r->flags |= CPUCYCLES_BENCH_SUBTRACTED;
+  r->overhead = p.overhead;
+
+  cpucycles_compare_start(&acc);
+  pairs(&p, wanted, budget, &acc, r);
+  cpucycles_bench_unpin(&pin);
+  if (cpucycles_compare_finish(&acc, p.calls, r->precision, r) != 0) {
+    errno = EAGAIN;
+    return -1;
+  }
+  errno = saved_errno;
+  return 0;
+}

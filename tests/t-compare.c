@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: MIT */
+/* t-compare - "is B faster than A?" without a clock: the statistics on
+ * simulated timings (a TSC-like grid of 26 ticks, noise, interrupts,
+ * drift), 100 seeded trials per case so that the rates are the test; the
+ * whole comparison driven by a fake counter (interleaving, the order of
+ * the pair, batching, exclusions, errors); results as JSON and CSV. */
+#include "bench.h"
+#include "format.h"
+#include "tap.h"
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STEP 26 /* this VM's TSC moves 26 ticks at a time */
+#define PAIRS 2000
+#define TRIALS 100
+
+static unsigned long long seed;
+
+static double uniform(void) /* [0, 1) */
+{
+  seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (double)(seed >> 11) / 9007199254740992.0;
+}
+
+/* A run of true length t as the counter sees it: two reads on a grid of
+ * STEP ticks, at a random phase. */
+static long long on_grid(double t)
+{
+  double phase = uniform() * STEP;
+  return STEP * (long long)((phase + t) / STEP);
+}
+
+/* The time of one run: base, noise of about 30 ticks (a sum of 4
+ * uniforms), an interrupt of 20000 ticks in spike_share of them. */
+static double noisy(double base, double spike_share)
+{
+  double t = base + 30 * (uniform() + uniform() + uniform() + uniform() - 2);
+  if (uniform() < spike_share) t += 20000;
+  return t;
+}
+
+struct scenario {
+  double a, b;        /* true lengths */
+  double spikes;      /* share of runs with an interrupt */
+  double drift;       /* both slow down by this share over the pairs */
+};
+
+static long long a_runs[PAIRS], b_runs[PAIRS];
+
+/* TRIALS comparisons of the scenario; counts of each verdict, and of
+ * intervals that contain the true ratio. */
+static void trials(const struct scenario *s, int verdicts[3], int *covered, double *worst)
+{
+  struct cpucycles_compare_result r;
+  double truth = s->b / s->a, slow;
+  int i, t;
+  verdicts[0] = verdicts[1] = verdicts[2] = 0;
+  *covered = 0;
+  *worst = 0;
+  for (t = 0; t < TRIALS; t++) {
+    seed = 1000 + (unsigned long long)t;
+    for (i = 0; i < PAIRS; i++) {
+      slow = 1 + s->drift * i / PAIRS;
+      a_runs[i] = on_grid(noisy(s->a * slow, s->spikes));
+      b_runs[i] = on_grid(noisy(s->b * slow, s->spikes));
+    }
+    memset(&r, 0, sizeof r);
+    if (cpucycles_compare_statistics(a_runs, b_runs, PAIRS, 1, STEP, &r) != 0) continue;
+    verdicts[r.verdict]++;
+    if (r.ratio_low <= truth && truth <= r.ratio_high) ++*covered;
+    if (fabs(r.ratio - truth) > *worst) *worst = fabs(r.ratio - truth);
+  }
+}
+
+static void statistics(void)
+{
+  struct scenario same = {2000, 2000, 0, 0}, slower = {2000, 2020, 0, 0};
+  struct scenario faster = {2000, 1980, 0, 0}, spiky = {2000, 2020, 0.02, 0};
+  struct scenario drifting = {2000, 2020, 0.01, 0.5}, half_step = {2000, 2010, 0, 0};
+  struct cpucycles_compare_result r;
+  int v[3], covered;
+  double worst;
+  long long i;
+
+  trials(&same, v, &covered, &worst);
+  tap_ok(v[CPUCYCLES_COMPARE_INDISTINGUISHABLE] >= 97,
+         "A against A, 100 trials of 2000 pairs on a 26-tick grid: indistinguishable %d times "
+         "(faster %d, slower %d; 99%% intervals)", v[0], v[1], v[2]);
+  trials(&slower, v, &covered, &worst);
+  tap_ok(v[CPUCYCLES_COMPARE_B_SLOWER] == TRIALS && covered >= 95 && worst < 0.002,
+         "B 1%% slower (20 ticks, under one step): B slower %d of 100, the interval holds 1.01 "
+         "%d times, worst error %.4f", v[2], covered, worst);
+  trials(&faster, v, &covered, &worst);
+  tap_ok(v[CPUCYCLES_COMPARE_B_FASTER] == TRIALS && covered >= 95,
+         "B 1%% faster: B faster %d of 100, interval holds 0.99 %d times", v[1], covered);
+  trials(&half_step, v, &covered, &worst);
+  tap_ok(v[CPUCYCLES_COMPARE_B_SLOWER] >= 95 && covered >= 95,
+         "B 0.5%% slower (10 ticks, under half a step): B slower %d of 100, covered %d", v[2],
+         covered);
+  trials(&spiky, v, &covered, &worst);
+  tap_ok(v[CPUCYCLES_COMPARE_B_SLOWER] == TRIALS && worst < 0.003,
+         "2%% of runs hit by a 20000-tick interrupt: still B slower %d of 100, worst error %.4f",
+         v[2], worst);
+  trials(&drifting, v, &covered, &worst);
+  tap_ok(v[CPUCYCLES_COMPARE_B_SLOWER] == TRIALS && worst < 0.003,
+         "both slowing down by half over the run, 1%% interrupts: B slower %d of 100, worst "
+         "error %.4f", v[2], worst);
+
+  for (i = 0; i < 200; i++) a_runs[i] = 4 * 500, b_runs[i] = 4 * 600;
+  memset(&r, 0, sizeof r);
+  tap_ok(cpucycles_compare_statistics(a_runs, b_runs, 200, 4, 1, &r) == 0 && r.a == 500 &&
+             r.b == 600 && r.difference == 100 && r.ratio == 1.2 && r.difference_error == 0 &&
+             r.pairs == 200 && r.blocks == 4 && r.verdict == CPUCYCLES_COMPARE_B_SLOWER,
+         "runs of 4 calls, 2000 and 2400 ticks: 500 and 600 a call, ratio 1.2, 4 blocks");
+  for (i = 0; i < 120; i++) a_runs[i] = i % 2 ? 26 : 0, b_runs[i] = i % 3 ? 0 : 26;
+  r.flags = 0;
+  tap_ok(cpucycles_compare_statistics(a_runs, b_runs, 120, 1, STEP, &r) == 0 && r.pairs == 100 &&
+             (r.flags & CPUCYCLES_BENCH_BELOW_RESOLUTION),
+         "runs of 0 and 26 on a 26-tick counter: below the resolution, the partial block left out");
+  errno = 0;
+  tap_ok(cpucycles_compare_statistics(a_runs, b_runs, 99, 1, STEP, &r) == -1 && errno == EINVAL &&
+             cpucycles_compare_statistics(a_runs, b_runs, 100, 0, STEP, &r) == -1,
+         "fewer than 2 blocks, or calls 0: EINVAL");
+  tap_ok(!strcmp(cpucycles_compare_verdict_name(CPUCYCLES_COMPARE_B_SLOWER), "B slower") &&
+             !cpucycles_compare_verdict_name(3),
+         "verdict names");
+}
+
+/* ---- the comparison on a fake counter: A costs 100 a call, B 101 ---- */
+#define FAKE_READ 30
+static long long fake_now, fake_switches, calls_made, switch_at = -1, last;
+static int a_then_b, b_then_a, every_switch;
+
+static long long fake_start(unsigned long long *cpu)
+{
+  *cpu = 0;
+  return fake_now;
+}
+static long long fake_end(unsigned long long *cpu)
+{
+  *cpu = 0;
+  return fake_now += FAKE_READ;
+}
+static long long fake_count_switches(void) { return fake_switches; }
+static const struct cpucycles_bench_clock fake = {fake_start, fake_end, fake_count_switches, 0};
+
+/* Which ran just before: 'a' or 'b'; an order is counted at each change. */
+static void step(long long cost, char who)
+{
+  fake_now += cost;
+  if (++calls_made == switch_at || every_switch) fake_switches++;
+  if (last && last != who) {
+    if (last == 'a') a_then_b++;
+    else b_then_a++;
+  }
+  last = who;
+}
+static void fake_a(void *arg) { (void)arg, step(100, 'a'); }
+static void fake_b(void *arg) { (void)arg, step(101, 'b'); }
+static void fake_still(void *arg) { (void)arg; }
+
+static const struct cpucycles_bench_clock still = {fake_start, fake_start, fake_count_switches, 0};
+
+static void fake_runs(void)
+{
+  struct cpucycles_compare_options o;
+  struct cpucycles_compare_result r;
+  int rc;
+
+  memset(&o, 0, sizeof o);
+  o.pairs = 1000;
+  rc = cpucycles_bench_compare_with(&fake, 0, fake_a, 0, fake_b, 0, &o, &r);
+  tap_ok(rc == 0 && r.calls == 32 && r.overhead == FAKE_READ && r.precision == FAKE_READ &&
+             fabs(r.a - 100) < 1e-9 && fabs(r.b - 101) < 1e-9 && fabs(r.ratio - 1.01) < 1e-9 &&
+             r.verdict == CPUCYCLES_COMPARE_B_SLOWER && r.pairs == 1000 && r.disturbed == 0 &&
+             (r.flags & CPUCYCLES_BENCH_SUBTRACTED) && !(r.flags & CPUCYCLES_BENCH_BELOW_RESOLUTION),
+         "fake counter, 1000 pairs: 32 calls a run (64 steps of 30), a 100 b 101 a call, ratio "
+         "1.01, B slower (calls %lld, a %g, b %g, ratio %g)", r.calls, r.a, r.b, r.ratio);
+  tap_ok(r.b_first > 400 && r.b_first < 600 && a_then_b > 400 && b_then_a > 400,
+         "the order varies: B first in %lld of 1000 pairs; runs of A then B %d times, B then A %d",
+         r.b_first, a_then_b, b_then_a);
+
+  calls_made = 0, switch_at = 20000;
+  rc = cpucycles_bench_compare_with(&fake, 0, fake_a, 0, fake_b, 0, &o, &r);
+  tap_ok(rc == 0 && (r.flags & CPUCYCLES_BENCH_SWITCHED) && r.disturbed >= 1 && r.disturbed <= 64 &&
+             r.pairs == 950 && fabs(r.ratio - 1.01) < 1e-9,
+         "a context switch excludes its group of pairs (%lld), the rest are kept in whole blocks "
+         "(%lld)", r.disturbed, r.pairs);
+  switch_at = -1;
+
+  o.calls = 1;
+  o.pairs = 500;
+  rc = cpucycles_bench_compare_with(&fake, 0, fake_a, 0, fake_b, 0, &o, &r);
+  tap_ok(rc == 0 && r.calls == 1 && (r.flags & CPUCYCLES_BENCH_BELOW_RESOLUTION) &&
+             fabs(r.ratio - 1.01) < 1e-9,
+         "calls 1 as asked: 100 ticks is under 8 steps, flagged below the resolution");
+
+  memset(&o, 0, sizeof o);
+  o.seconds = 0.01;
+  rc = cpucycles_bench_compare_with(&fake, 1000000000, fake_a, 0, fake_b, 0, &o, &r);
+  tap_ok(rc == 0 && r.pairs >= 1400 && r.pairs <= 1600,
+         "0.01 s at 10^9 ticks a second, 6460 ticks a pair: about 1550 pairs (%lld)", r.pairs);
+  o.seconds = 0;
+  rc = cpucycles_bench_compare_with(&fake, 0, fake_a, 0, fake_b, 0, &o, &r);
+  tap_ok(rc == 0 && r.pairs == 1000, "the rate unknown: 1000 pairs (%lld)", r.pairs);
+
+  every_switch = 1;
+  errno = 0;
+  rc = cpucycles_bench_compare_with(&fake, 0, fake_a, 0, fake_b, 0, 0, &r);
+  every_switch = 0;
+  tap_ok(rc == -1 && errno == EAGAIN && r.pairs == 0 && r.disturbed == 1000,
+         "every pair disturbed: -1, EAGAIN (%lld disturbed)", r.disturbed);
+  errno = 0;
+  rc = cpucycles_bench_compare_with(&still, 0, fake_still, 0, fake_still, 0, 0, &r);
+  tap_ok(rc == -1 && errno == ENOTSUP, "a counter that never moves: ENOTSUP");
+  o.pairs = -1;
+  errno = 0;
+  tap_ok(cpucycles_bench_compare_with(&fake, 0, fake_a, 0, 0, 0, 0, &r) == -1 && errno == EINVAL &&
+             cpucycles_bench_compare_with(&fake, 0, fake_a, 0, fake_b, 0, &o, &r) == -1,
+         "no B, or negative pairs: EINVAL");
+}
+
+/* ---- results as data ---- */
+static int csv_fields(const char *line)
+{
+  int n = 1, quoted = 0;
+  for (; *line && *line != '\n'; line++) {
+    if (*line == '"') quoted = !quoted;
+    else if (*line == ',' && !quoted) n++;
+  }
+  return n;
+}
+
+static void formats(void)
+{
+  struct cpucycles_compare_result c;
+  struct cpucycles_bench_result b;
+  char buf[4096], header[4096], small[10], value[256];
+  long n;
+
+  memset(&c, 0, sizeof c);
+  c.ratio = 1.0125, c.ratio_low = 1.01, c.ratio_high = 1.015, c.verdict = CPUCYCLES_COMPARE_B_SLOWER;
+  c.a = 1000.5, c.pairs = 1000, c.flags = CPUCYCLES_BENCH_PINNED | CPUCYCLES_BENCH_SWITCHED;
+  n = cpucycles_compare_format(buf, sizeof buf, CPUCYCLES_FORMAT_JSON, "old \"v1\"\n", "new", &c);
+  tap_ok(n > 0 && (size_t)n == strlen(buf) && strstr(buf, "\"name_a\": \"old \\\"v1\\\"\\n\"") &&
+             strstr(buf, "\"verdict\": \"B slower\"") && strstr(buf, "\"ratio\": 1.0125") &&
+             strstr(buf, "\"flags\": [\"pinned\", \"switched\"]") && strstr(buf, "\"counter\": ") &&
+             strstr(buf, "\"persecond_source\": ") && strstr(buf, "\"host\": "),
+         "a comparison as JSON: names escaped, verdict, ratio, flags, the environment");
+  tap_ok(cpucycles_json_value(buf, "name_a", value, sizeof value) && !strcmp(value, "old \"v1\"\\n") &&
+             cpucycles_json_value(buf, "pairs", value, sizeof value) && !strcmp(value, "1000") &&
+             !cpucycles_json_value(buf, "nothing", value, sizeof value),
+         "read back: a string, a number, a missing key");
+
+  cpucycles_compare_format(header, sizeof header, CPUCYCLES_FORMAT_CSV_HEADER, 0, 0, 0);
+  cpucycles_compare_format(buf, sizeof buf, CPUCYCLES_FORMAT_CSV, "a, with comma", "b \"q\"", &c);
+  tap_ok(!strncmp(header, "type,name_a,name_b,ratio,", 25) && csv_fields(header) == csv_fields(buf) &&
+             strstr(buf, ",\"a, with comma\",\"b \"\"q\"\"\",1.0125,") &&
+             buf[strlen(buf) - 1] == '\n',
+         "a comparison as a CSV row: %d fields as its header, quoted where needed", csv_fields(buf));
+
+  memset(&b, 0, sizeof b);
+  b.interquartile_mean = 5.25, b.calls = 1024, b.flags = CPUCYCLES_BENCH_BELOW_RESOLUTION;
+  cpucycles_bench_format(header, sizeof header, CPUCYCLES_FORMAT_CSV_HEADER, 0, 0);
+  cpucycles_bench_format(buf, sizeof buf, CPUCYCLES_FORMAT_CSV, "f", &b);
+  tap_ok(csv_fields(header) == csv_fields(buf) && strstr(buf, "bench,f,0,5.25,") &&
+             strstr(buf, ",1024,") && strstr(buf, "below-resolution"),
+         "a result as a CSV row: %d fields, calls and flags", csv_fields(buf));
+
+  n = cpucycles_bench_format(small, sizeof small, CPUCYCLES_FORMAT_JSON, "f", &b);
+  tap_ok(n > (long)sizeof small && strlen(small) == sizeof small - 1 &&
+             cpucycles_bench_format(0, 0, CPUCYCLES_FORMAT_JSON, "f", &b) == n &&
+             cpucycles_bench_format(buf, sizeof buf, 9, "f", &b) == -1,
+         "as snprintf(): cut to the buffer, the whole length returned (%ld); format 9: -1", n);
+
+  if (setlocale(LC_NUMERIC, "de_DE.UTF-8") || setlocale(LC_NUMERIC, "de_DE.utf8")) {
+    cpucycles_bench_format(buf, sizeof buf, CPUCYCLES_FORMAT_JSON, "f", &b);
+    tap_ok(strstr(buf, "\"interquartile_mean\": 5.25,") != 0,
+           "under de_DE (decimal comma) the numbers keep their point");
+    setlocale(LC_NUMERIC, "C");
+  } else {
+    tap_skip("numbers under a decimal-comma locale", "no de_DE locale");
+  }
+}
+
+int main(void)
+{
+  tap_plan(25);
+  statistics();
+  fake_runs();
+  formats();
+  return tap_done();
+}
