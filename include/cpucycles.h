@@ -286,7 +286,8 @@ const char *cpucycles_bench_flag_name(unsigned int flag);
  * below, else INDISTINGUISHABLE (at this noise, with these pairs).  99%,
  * not 95%: A against A is then called different once in 100 comparisons,
  * not once in 20 (a 95% interval gave 3 false alarms in 40 here), and
- * a +1% change at 2000 cycles still lies 50 standard errors out.
+ * a +1% change at 2000 cycles still lies thousands of standard errors
+ * out (20 cycles, standard error 0.01, in 0.25 s on an x86-64 VM).
  * Nothing is allocated; not for signal handlers; thread-safe. */
 
 struct cpucycles_compare_options {

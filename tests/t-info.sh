@@ -18,7 +18,7 @@ out=$(mktemp "${TMPDIR:-/tmp}/cpucycles-info.XXXXXX") || exit 1
 err=$out.err
 trap 'rm -f "$out" "$err" "$out.text"' EXIT
 
-echo "1..19"
+echo "1..25"
 if $info >"$out" 2>"$err" && grep -q '^cpucycles version ' "$out" && grep -q '^cpucycles implementation' "$out"; then
   ok "cpucycles-info prints its report and exits 0"
 else
@@ -169,6 +169,36 @@ else
   fi
 fi
 rm -f "$out.text"
+
+# ---- --compare: two saved cpucycles_bench() results ----
+# (in the build tree, which a probe runner's guest shares; the library's
+# own JSON is read back in t-compare)
+saved=$top_builddir/t-info-saved
+saved_json() { # file name cycles error [counter]
+  printf '{\n  "type": "bench",\n  "name": "%s",\n  "interquartile_mean": %s,\n  "interquartile_mean_error": %s,\n  "counter": "%s",\n  "host": "h"\n}\n' \
+    "$2" "$3" "$4" "${5:-amd64-tsc}" >"$1"
+}
+saved_json "$saved-old.json" old 1000 2
+saved_json "$saved-new.json" new 1100 2
+saved_json "$saved-near.json" near 1010 2
+saved_json "$saved-fast.json" fast 800 2 arm64-vct
+printf '{"type": "compare", "ratio": 1}\n' >"$saved-other.json"
+compare_case() { # want-status grep-pattern what args...
+  want=$1 pattern=$2 what=$3; shift 3
+  $info --compare "$@" >"$out" 2>"$err"; status=$?
+  if [ "$status" -eq "$want" ] && cat "$out" "$err" | grep -q -- "$pattern"; then
+    ok "--compare $what: exit $status, $(cat "$out" "$err" | grep -- "$pattern" | head -n 1)"
+  else
+    notok "--compare $what: exit $status, want $want and '$pattern'"; sed 's/^/# /' "$out" "$err"
+  fi
+}
+compare_case 1 'new/old 1.1000, .*: NEW slower' "10% slower" "$saved-old.json" "$saved-new.json"
+compare_case 0 ': indistinguishable (tolerance 5%)' "1% slower, within the 5% tolerance" "$saved-old.json" "$saved-near.json"
+compare_case 1 ': NEW slower (tolerance 0%)' "1% slower with --tolerance 0" "$saved-old.json" "$saved-near.json" --tolerance 0
+compare_case 0 'warning: measured with amd64-tsc on h, then arm64-vct' "20% faster, on another counter (warned)" "$saved-old.json" "$saved-fast.json"
+compare_case 2 'not a cpucycles_bench() result' "a comparison's JSON is refused" "$saved-old.json" "$saved-other.json"
+compare_case 2 "not a percentage" "a bad --tolerance is refused" "$saved-old.json" "$saved-new.json" --tolerance abc
+rm -f "$saved"-*.json
 
 # ---- every mode: a write failure is exit 1 ----
 for args in --json --check --help --version; do
