@@ -355,7 +355,7 @@ static void real_counter(void)
   struct timespec t0, t1;
 
   memset(&o, 0, sizeof o);
-  o.iterations = 10000;
+  o.iterations = 1000; /* of up to 65536 calls each, batched: keep emulators quick */
   rc = cpucycles_bench(empty, 0, &o, &r);
   show("empty function", &r);
   tap_ok(rc == 0 && (r.flags & CPUCYCLES_BENCH_SUBTRACTED) && r.median <= 2.0 * r.precision &&
@@ -377,6 +377,20 @@ static void real_counter(void)
              twice.median <= 2.6 * once.median,
          "twice the work measures about twice: %g / %g = %.2f", twice.median, once.median,
          once.median > 0 ? twice.median / once.median : 0);
+  {
+    struct cpucycles_compare_options co;
+    struct cpucycles_compare_result cr;
+    long long w1 = 20000, w2 = 40000;
+    memset(&co, 0, sizeof co);
+    co.pairs = 300;
+    rc = cpucycles_bench_compare(busy, &w1, busy, &w2, &co, &cr);
+    tap_ok(rc == 0 && cr.verdict == CPUCYCLES_COMPARE_B_SLOWER && cr.ratio >= 1.5 &&
+               cr.ratio <= 2.6 && cr.ratio_low <= cr.ratio && cr.ratio <= cr.ratio_high &&
+               cr.pairs + cr.disturbed >= 250,
+           "the real comparison, twice the work as B: B slower, ratio %.3f [%.3f, %.3f], %lld "
+           "pairs kept, %lld disturbed", cr.ratio, cr.ratio_low, cr.ratio_high, cr.pairs,
+           cr.disturbed);
+  }
 
   memset(&o, 0, sizeof o);
   o.calls = 1; /* disturb() counts calls: run 100 is call 100 */
@@ -487,7 +501,7 @@ static void tiny_functions(void)
 
 int main(void)
 {
-  tap_plan(37);
+  tap_plan(38);
   sched_getaffinity(0, sizeof initial_mask, &initial_mask);
   fixed_statistics();
   fake_counter();
