@@ -52,7 +52,11 @@ extern unsigned long long cpucycles_abi_inline_scale_q32;
 extern long long (*cpucycles_abi_read)(void);
 
 /* The same count as cpucycles(), as a real function for callers that
- * cannot inline (FFI, dlopen). */
+ * cannot inline.  Bind this one from other languages: cpucycles() above
+ * is static inline and has no symbol, so bindgen (Rust -sys crates),
+ * ctypes, cffi and dlsym() find nothing by that name in this library
+ * (and dlsym(h, "cpucycles") gives libcpucycles' data pointer, not a
+ * function). */
 long long cpucycles_function(void);
 
 /* Estimated cycles per second (see cpucycles-info for its source). */

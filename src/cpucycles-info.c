@@ -7,9 +7,10 @@
  *   cpucycles-info           the report, for people (the lines libcpucycles'
  *                            cpucycles-info prints keep their exact form)
  *   cpucycles-info --json    the same facts as one JSON object, for scripts
- *   cpucycles-info --check   0 inline counter verified here, 1 fallback to
- *                            another cycle counter, 2 only an OS clock or
- *                            nothing left
+ *   cpucycles-info --check   0 inline counter verified here (or, with no
+ *                            build counter, the best counter here in
+ *                            use), 1 fallback to another cycle counter,
+ *                            2 only an OS clock or nothing left
  *   cpucycles-info --compare OLD NEW [--tolerance PERCENT]
  *                            two cpucycles_bench() results saved as JSON
  *                            (cpucycles_bench_format()): 0 NEW is not
@@ -41,8 +42,10 @@ static const char usage[] =
     "               frequency and the cost of a read\n"
     "  --json       the same facts as one JSON object (see README.md)\n"
     "  --check      exit 0 when the build's inline counter is verified on\n"
-    "               this host, 1 when another cycle counter is used, 2 when\n"
-    "               only an OS clock or nothing is left\n"
+    "               this host (with no build counter, as in a portable build:\n"
+    "               when the best cycle counter here is used), 1 when another\n"
+    "               cycle counter is used, 2 when only an OS clock or nothing\n"
+    "               is left\n"
     "  --compare    NEW's cycles per call against OLD's, two cpucycles_bench()\n"
     "               results saved by cpucycles_bench_format(): exit 0 when NEW\n"
     "               is not slower, 1 when it is by more than the tolerance\n"
@@ -336,14 +339,22 @@ static int check(const struct cpucycles_decision *d)
 {
   int kind = cpucycles_table[d->index].kind;
   const char *name = cpucycles_table[d->index].name;
+  int cycles = kind == CPUCYCLES_KIND_ONCORE || kind == CPUCYCLES_KIND_OFFCORE ||
+               kind == CPUCYCLES_KIND_SCALED || kind == CPUCYCLES_KIND_SYSCALL;
   int status;
 
   if (d->build_verified) {
     status = 0;
     printf("cpucycles check: ok: the build's counter %s is verified on this host (%s)\n", name,
            d->why);
-  } else if (kind == CPUCYCLES_KIND_ONCORE || kind == CPUCYCLES_KIND_OFFCORE ||
-             kind == CPUCYCLES_KIND_SCALED || kind == CPUCYCLES_KIND_SYSCALL) {
+  } else if (!CPUCYCLES_CHOSEN[0] && cycles && d->reselected &&
+             d->index == cpucycles_choose(d->results, cpucycles_table_size)) {
+    /* A portable build (or one whose probes could not run) has no build
+     * counter to verify: the question is whether the best one is used. */
+    status = 0;
+    printf("cpucycles check: ok: no build counter (a portable build); %s (%s) is the best "
+           "counter this host has\n", name, cpucycles_kind_name(kind));
+  } else if (cycles) {
     status = 1;
     if (!strcmp(name, CPUCYCLES_CHOSEN))
       printf("cpucycles check: fallback: the build's counter %s (%s) is not verified on this "
