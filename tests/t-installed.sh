@@ -3,7 +3,8 @@
 # t-installed - install into a scratch DESTDIR and use it as a user would:
 # pkg-config flags, strict C99/C11/C++ builds of tests/api-user.c, a run,
 # a program written for libcpucycles' interface (tests/upstream-user.c),
-# and the chosen counter's instruction inline in the user's code.
+# the chosen counter's instruction inline in the user's code, and CMake's
+# find_package(cpucycles) (SKIP without cmake).
 # Needs: top_srcdir, top_builddir (from AM_TESTS_ENVIRONMENT), MAKE, CC, CXX;
 # the build's CFLAGS and LDFLAGS are added to the link (a sanitizer build).
 set -u
@@ -13,7 +14,7 @@ notok() { n=$((n + 1)); echo "not ok $n - $*"; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 check() { what=$1; shift; if "$@" >>"$log" 2>&1; then ok "$what"; else notok "$what"; sed 's/^/# /' "$log"; fi; : >"$log"; }
 
-echo "1..15"
+echo "1..17"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-installed.XXXXXX") || exit 1
 trap 'rm -rf "$scratch"' EXIT
 log=$scratch/log
@@ -156,4 +157,47 @@ else
   else
     notok "$insn is inline in cpucycles_user_measure ($chosen)"; sed 's/^/# /' "$log"
   fi
+fi
+
+# CMake: find_package(cpucycles) from the DESTDIR tree (the config file's
+# paths are relative to itself), the imported target, a run; a request for
+# a version this is not refused.
+if ! command -v cmake >/dev/null 2>&1; then
+  skip "CMake find_package(cpucycles) builds and runs a program" "no cmake (apt-get install cmake)"
+  skip "CMake find_package(cpucycles 9.0) is refused" "no cmake"
+else
+  mkdir -p "$scratch/cmake"
+  cp "$top_srcdir/tests/api-user.c" "$scratch/cmake/"
+  cat >"$scratch/cmake/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.10)
+project(cpucycles_user C)
+find_package(cpucycles ${WANT} REQUIRED)
+add_executable(api-user api-user.c)
+target_link_libraries(api-user PRIVATE cpucycles::cpucycles)
+CMAKE
+  set -- ${CC:-cc}
+  compiler=$1; shift
+  compiler_flags="$*"
+  : >"$log"
+  cmake_build() { # version build-dir
+    rm -rf "$2"
+    cmake -S "$scratch/cmake" -B "$2" -DWANT="$1" -DCMAKE_PREFIX_PATH="$root$prefix" \
+      -DCMAKE_C_COMPILER="$compiler" -DCMAKE_C_FLAGS="$compiler_flags ${CFLAGS:-}" \
+      -DCMAKE_EXE_LINKER_FLAGS="${CFLAGS:-} ${LDFLAGS:-}" >>"$log" 2>&1 &&
+      cmake --build "$2" >>"$log" 2>&1
+  }
+  if cmake_build 0.1 "$scratch/cmake/build" &&
+     LD_LIBRARY_PATH=$lib ${CPUCYCLES_PROBE_RUNNER:-} "$scratch/cmake/build/api-user" >>"$log" 2>&1 &&
+     grep -q api-ok "$log"; then
+    ok "CMake find_package(cpucycles 0.1) builds and runs a program: $(grep api-ok "$log" | head -n 1)"
+  else
+    notok "CMake find_package(cpucycles 0.1) builds and runs a program"; sed 's/^/# /' "$log"
+  fi
+  : >"$log"
+  if ! cmake_build 9.0 "$scratch/cmake/build9" && grep -q 'version: 0.1.0' "$log"; then
+    ok "CMake find_package(cpucycles 9.0) is refused: $(grep -m1 'version: 0.1.0' "$log" | sed 's/^ *//')"
+  else
+    notok "CMake find_package(cpucycles 9.0) is refused"; sed 's/^/# /' "$log"
+  fi
+  : >"$log"
 fi
