@@ -26,10 +26,15 @@ root=$scratch/root
 check "make install DESTDIR=... succeeds" ${MAKE:-make} -C "$top_builddir" install DESTDIR="$root"
 inc=$root$prefix/include
 lib=$root$libdir
+# cpucycles-config.h, the one header that differs between architectures,
+# is where configure put it (archincludedir: includedir, or includedir/TRIPLET)
+includedir=$(sed -n 's/^includedir=//p' "$top_builddir/cpucycles.pc" | sed "s|\${prefix}|$prefix|")
+archinc=$root$(sed -n 's/^archincludedir=//p' "$top_builddir/cpucycles.pc" | sed "s|\${includedir}|$includedir|; s|\${prefix}|$prefix|")
+incflags="-I$inc -I$archinc"
 check "the headers, library and cpucycles.pc are installed" \
-  test -f "$inc/cpucycles.h" -a -f "$inc/cpucycles-config.h" -a -f "$inc/cpucycles/counter.h" \
+  test -f "$inc/cpucycles.h" -a -f "$archinc/cpucycles-config.h" -a -f "$inc/cpucycles/counter.h" \
   -a -f "$lib/pkgconfig/cpucycles.pc" -a -f "$lib/libcpucycles.a"
-bad=$(grep -h '^# *define' "$inc/cpucycles-config.h" "$inc/cpucycles.h" | grep -v '^# *define CPUCYCLES_')
+bad=$(grep -h '^# *define' "$archinc/cpucycles-config.h" "$inc/cpucycles.h" | grep -v '^# *define CPUCYCLES_')
 if [ -z "$bad" ]; then
   ok "the installed headers define only CPUCYCLES_ names"
 else
@@ -38,10 +43,10 @@ fi
 
 strict="-Wall -Wextra -Wpedantic -Werror -O2"
 check "C99 strict build against the installed headers and library" \
-  ${CC:-cc} -std=c99 $strict ${CFLAGS:-} -I"$inc" "$top_srcdir/tests/api-user.c" -o "$scratch/user99" \
+  ${CC:-cc} -std=c99 $strict ${CFLAGS:-} $incflags "$top_srcdir/tests/api-user.c" -o "$scratch/user99" \
   ${LDFLAGS:-} -L"$lib" -lcpucycles -lm
 check "C11 strict build" \
-  ${CC:-cc} -std=c11 $strict -I"$inc" -c "$top_srcdir/tests/api-user.c" -o "$scratch/user11.o"
+  ${CC:-cc} -std=c11 $strict $incflags -c "$top_srcdir/tests/api-user.c" -o "$scratch/user11.o"
 # A cross build may have found no C++ compiler for the target and fallen
 # back to the native one, which would check the wrong architecture's path.
 cc_target=$(${CC:-cc} -dumpmachine 2>/dev/null)
@@ -52,7 +57,7 @@ elif [ "$cc_target" != "$cxx_target" ]; then
   skip "C++ strict build" "${CXX:-c++} targets $cxx_target, not $cc_target"
 else
   check "C++ strict build (-Wold-style-cast too)" \
-    ${CXX:-c++} -std=c++11 $strict -Wold-style-cast -x c++ -I"$inc" -c "$top_srcdir/tests/api-user.c" \
+    ${CXX:-c++} -std=c++11 $strict -Wold-style-cast -x c++ $incflags -c "$top_srcdir/tests/api-user.c" \
     -o "$scratch/userxx.o"
 fi
 # clang++ -Weverything on a file that only includes the header and reads
@@ -65,7 +70,7 @@ else
   printf '#include <cpucycles.h>\nlong long cpucycles_user_read();\nlong long cpucycles_user_read() { return cpucycles(); }\n' \
     >"$scratch/everything.cc"
   check "clang++ -Weverything on the installed headers" \
-    clang++ -std=c++11 -Weverything -Wno-c++98-compat-pedantic -Werror -I"$inc" -c "$scratch/everything.cc" \
+    clang++ -std=c++11 -Weverything -Wno-c++98-compat-pedantic -Werror $incflags -c "$scratch/everything.cc" \
     -o "$scratch/everything.o"
 fi
 if [ -x "$scratch/user99" ] && LD_LIBRARY_PATH=$lib ${CPUCYCLES_PROBE_RUNNER:-} "$scratch/user99" >"$log" 2>&1 && grep -q api-ok "$log"; then
@@ -90,7 +95,7 @@ fi
 
 # Only what programs compile is installed: every file in include/cpucycles
 # is one that <cpucycles.h> includes.
-used=$(${CC:-cc} -E -I"$inc" "$top_srcdir/tests/api-user.c" 2>/dev/null |
+used=$(${CC:-cc} -E $incflags "$top_srcdir/tests/api-user.c" 2>/dev/null |
   sed -n 's|^# *[0-9][0-9]* ".*/cpucycles/\([^/"]*\.h\)".*|\1|p' | sort -u | tr '\n' ' ')
 installed=$(cd "$inc/cpucycles" && ls | sort | tr '\n' ' ')
 if [ -n "$installed" ] && [ "$used" = "$installed" ]; then
@@ -103,7 +108,7 @@ fi
 # A program written for libcpucycles' API (it includes <cpucycles.h>):
 # source-compatible with ours.
 check "a program written for libcpucycles' <cpucycles.h> builds unchanged against ours" \
-  ${CC:-cc} -std=c99 $strict ${CFLAGS:-} -I"$inc" "$top_srcdir/tests/libcpucycles-user.c" \
+  ${CC:-cc} -std=c99 $strict ${CFLAGS:-} $incflags "$top_srcdir/tests/libcpucycles-user.c" \
   -o "$scratch/libcpucycles-user" ${LDFLAGS:-} -L"$lib" -lcpucycles
 if [ -x "$scratch/libcpucycles-user" ] &&
    LD_LIBRARY_PATH=$lib ${CPUCYCLES_PROBE_RUNNER:-} "$scratch/libcpucycles-user" >"$log" 2>&1 &&
@@ -134,8 +139,8 @@ fi
 
 # Which instruction the chosen counter's read is: its installed file says
 # so (CPUCYCLES_<ID>_INSTRUCTION), when its read is one inline instruction.
-chosen=$(sed -n 's/^#define CPUCYCLES_CHOSEN "\(.*\)"/\1/p' "$inc/cpucycles-config.h")
-choice=$(sed -n 's/^#define CPUCYCLES_BUILD_CHOICE \([01]\)$/\1/p' "$inc/cpucycles-config.h")
+chosen=$(sed -n 's/^#define CPUCYCLES_CHOSEN "\(.*\)"/\1/p' "$archinc/cpucycles-config.h")
+choice=$(sed -n 's/^#define CPUCYCLES_BUILD_CHOICE \([01]\)$/\1/p' "$archinc/cpucycles-config.h")
 insn=
 if [ -n "$chosen" ]; then
   uid=$(echo "$chosen" | tr a-z- A-Z_)
@@ -144,7 +149,7 @@ fi
 OBJDUMP=${OBJDUMP:-objdump}
 if [ "$choice" != 1 ]; then
   skip "the counter's instruction is inline in the user's code" "no counter chosen at build time"
-elif ! grep -q '^#define CPUCYCLES_INLINE_READ' "$inc/cpucycles-config.h"; then
+elif ! grep -q '^#define CPUCYCLES_INLINE_READ' "$archinc/cpucycles-config.h"; then
   skip "the counter's instruction is inline in the user's code" "$chosen is read through the library"
 elif [ -z "$insn" ]; then
   skip "the counter's instruction is inline in the user's code" "$chosen is not a single instruction (its file names none)"
