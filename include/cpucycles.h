@@ -42,14 +42,29 @@ extern "C" {
  * own: run against a library built with another counter or scale (the
  * same soname, rebuilt by a distribution), it reads through the library,
  * so all of its counts come from one counter. */
-extern unsigned int cpucycles_abi_inline_id;
-extern unsigned long long cpucycles_abi_inline_scale_q32;
+/* Weak where the toolchain has weak references (GNU C on ELF): a program
+ * built with this header then also runs with libcpucycles' own
+ * libcpucycles.so.1 (djb's; Debian ships it under the same soname), which
+ * has none of these three; cpucycles() then reads through the function
+ * pointer that library exports as its data symbol "cpucycles", named here
+ * by an asm label (cpucycles_libcpucycles_read).  The extensions below
+ * (cpucycles_bench() and the rest) exist in this library only. */
+#if defined(__GNUC__) && defined(__ELF__) && !defined(CPUCYCLES_NO_LIBCPUCYCLES_FALLBACK)
+#define CPUCYCLES_ABI_WEAK __attribute__((__weak__))
+#define CPUCYCLES_LIBCPUCYCLES_FALLBACK 1
+extern long long (*cpucycles_libcpucycles_read)(void) __asm__("cpucycles");
+#else
+#define CPUCYCLES_ABI_WEAK
+#define CPUCYCLES_LIBCPUCYCLES_FALLBACK 0
+#endif
+extern unsigned int cpucycles_abi_inline_id CPUCYCLES_ABI_WEAK;
+extern unsigned long long cpucycles_abi_inline_scale_q32 CPUCYCLES_ABI_WEAK;
 
 /* ABI, not API: the library's read, one indirect call.  It starts as the
  * first-call function (which decides, then replaces it) and becomes the
  * chosen counter's read (or its scaled read): the path of every call that
  * does not inline the read. */
-extern long long (*cpucycles_abi_read)(void);
+extern long long (*cpucycles_abi_read)(void) CPUCYCLES_ABI_WEAK;
 
 /* The same count as cpucycles(), as a real function for callers that
  * cannot inline.  Bind this one from other languages: cpucycles() above
@@ -98,13 +113,33 @@ const char *cpucycles_unit_name(void);
 #define CPUCYCLES_LOAD_ABI_READ() (*(long long (*volatile *)(void)) & cpucycles_abi_read)
 #endif
 
+/* 0 when the library is libcpucycles' own (see CPUCYCLES_ABI_WEAK): one
+ * load of the symbol's address, tested, on the inline path. */
+#if CPUCYCLES_LIBCPUCYCLES_FALLBACK
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define CPUCYCLES_ABI_PRESENT() (&cpucycles_abi_inline_id != nullptr)
+#else
+#define CPUCYCLES_ABI_PRESENT() (&cpucycles_abi_inline_id != 0)
+#endif
+#else
+#define CPUCYCLES_ABI_PRESENT() 1
+#endif
+
 /* 1 when the library verified this very counter and scale on this host. */
 #if CPUCYCLES_INLINE_SCALED
-#define CPUCYCLES_INLINE_VERIFIED()                  \
-  (CPUCYCLES_LOAD_INLINE_ID() == CPUCYCLES_INLINE_ID && \
+#define CPUCYCLES_INLINE_VERIFIED()                                            \
+  (CPUCYCLES_ABI_PRESENT() && CPUCYCLES_LOAD_INLINE_ID() == CPUCYCLES_INLINE_ID && \
    cpucycles_abi_inline_scale_q32 == CPUCYCLES_SCALE_Q32(CPUCYCLES_INLINE_SCALE))
 #else
-#define CPUCYCLES_INLINE_VERIFIED() (CPUCYCLES_LOAD_INLINE_ID() == CPUCYCLES_INLINE_ID)
+#define CPUCYCLES_INLINE_VERIFIED() \
+  (CPUCYCLES_ABI_PRESENT() && CPUCYCLES_LOAD_INLINE_ID() == CPUCYCLES_INLINE_ID)
+#endif
+
+#if CPUCYCLES_LIBCPUCYCLES_FALLBACK
+/* Another assembler name than "cpucycles", libcpucycles' data symbol: a
+ * program that takes this function's address gets a local copy, which
+ * must not be mistaken for that pointer. */
+CPUCYCLES_ALWAYS_INLINE long long cpucycles(void) __asm__("cpucycles_inline");
 #endif
 
 CPUCYCLES_ALWAYS_INLINE long long cpucycles(void)
@@ -117,6 +152,9 @@ CPUCYCLES_ALWAYS_INLINE long long cpucycles(void)
     return CPUCYCLES_INLINE_READ();
 #endif
   }
+#endif
+#if CPUCYCLES_LIBCPUCYCLES_FALLBACK
+  if (!CPUCYCLES_ABI_PRESENT()) return cpucycles_libcpucycles_read();
 #endif
   return CPUCYCLES_LOAD_ABI_READ()();
 }

@@ -17,6 +17,10 @@
  * calling thread's asynchronous signals while it runs (so no handler in
  * that thread can re-enter it or jump out of it), allocates nothing, and
  * keeps errno. */
+/* This file defines the ABI symbols the header declares weak for programs
+ * (so that they also run with libcpucycles' own library): here they are
+ * the library's ordinary, exported definitions. */
+#define CPUCYCLES_NO_LIBCPUCYCLES_FALLBACK 1
 #include "cpucycles.h"
 #include "decide.h"
 #include "guard.h"

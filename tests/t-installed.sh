@@ -3,8 +3,10 @@
 # t-installed - install into a scratch DESTDIR and use it as a user would:
 # pkg-config flags, strict C99/C11/C++ builds of tests/api-user.c, a run,
 # a program written for libcpucycles' interface (tests/upstream-user.c),
-# the chosen counter's instruction inline in the user's code, and CMake's
-# find_package(cpucycles) (SKIP without cmake).
+# the chosen counter's instruction inline in the user's code, CMake's
+# find_package(cpucycles) (SKIP without cmake), and programs built with our
+# header run with a stand-in for libcpucycles' own library
+# (tests/libcpucycles-standin.c).
 # Needs: top_srcdir, top_builddir (from AM_TESTS_ENVIRONMENT), MAKE, CC, CXX;
 # the build's CFLAGS and LDFLAGS are added to the link (a sanitizer build).
 set -u
@@ -14,7 +16,7 @@ notok() { n=$((n + 1)); echo "not ok $n - $*"; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 check() { what=$1; shift; if "$@" >>"$log" 2>&1; then ok "$what"; else notok "$what"; sed 's/^/# /' "$log"; fi; : >"$log"; }
 
-echo "1..17"
+echo "1..20"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-installed.XXXXXX") || exit 1
 trap 'rm -rf "$scratch"' EXIT
 log=$scratch/log
@@ -203,6 +205,48 @@ CMAKE
     ok "CMake find_package(cpucycles 9.0) is refused: $(grep -m1 'version: 0.1.0' "$log" | sed 's/^ *//')"
   else
     notok "CMake find_package(cpucycles 9.0) is refused"; sed 's/^/# /' "$log"
+  fi
+  : >"$log"
+fi
+
+# The other way round: programs built against this header and library, run
+# with libcpucycles' own libcpucycles.so.1 (a stand-in that has its binary
+# interface only).  cpucycles() must read through that library's pointer,
+# also when the program takes cpucycles' address: the copy it then gets
+# must not be named "cpucycles" (the reference to libcpucycles' pointer
+# would bind to it and jump into code; a volatile pointer keeps the
+# compiler from inlining the call again).
+standin=$scratch/standin
+if [ ! -f "$lib/libcpucycles.so.1" ]; then
+  skip "the stand-in builds as libcpucycles.so.1" "no shared library in this build"
+  skip "a program built with our header runs with libcpucycles' own library" "no shared library in this build"
+  skip "cpucycles' address, with either library" "no shared library in this build"
+elif ! ${CC:-cc} -E -dM $incflags "$inc/cpucycles.h" 2>/dev/null | grep -q 'CPUCYCLES_LIBCPUCYCLES_FALLBACK 1'; then
+  skip "the stand-in builds as libcpucycles.so.1" "no weak references with this compiler"
+  skip "a program built with our header runs with libcpucycles' own library" "no weak references with this compiler"
+  skip "cpucycles' address, with either library" "no weak references with this compiler"
+else
+  mkdir -p "$standin"
+  check "the stand-in builds as libcpucycles.so.1" \
+    ${CC:-cc} ${CFLAGS:-} -shared -fPIC -Wl,-soname,libcpucycles.so.1 "$top_srcdir/tests/libcpucycles-standin.c" \
+    -o "$standin/libcpucycles.so.1" ${LDFLAGS:-}
+  if [ -x "$scratch/libcpucycles-user" ] &&
+     LD_LIBRARY_PATH=$standin ${CPUCYCLES_PROBE_RUNNER:-} "$scratch/libcpucycles-user" >"$log" 2>&1 &&
+     grep -q '^libcpucycles-user-ok' "$log" && grep -q '^cpucycles implementation standin-monotonic' "$log"; then
+    ok "a program built with our header and library runs with libcpucycles' own: $(grep '^cpucycles implementation' "$log")"
+  else
+    notok "a program built with our header and library runs with libcpucycles' own"; sed 's/^/# /' "$log"
+  fi
+  : >"$log"
+  printf '#include <cpucycles.h>\n#include <stdio.h>\nint main(void)\n{\n  long long (*volatile read)(void) = cpucycles;\n  long long t0 = read(), t1 = read();\n  printf("%%s %%lld\\n", cpucycles_implementation(), t1 - t0);\n  return t1 >= t0 && t0 != 0 ? 0 : 1;\n}\n' >"$scratch/address.c"
+  if ${CC:-cc} -std=c99 $strict ${CFLAGS:-} $incflags "$scratch/address.c" -o "$scratch/address" \
+       ${LDFLAGS:-} -L"$lib" -lcpucycles >"$log" 2>&1 &&
+     LD_LIBRARY_PATH=$lib ${CPUCYCLES_PROBE_RUNNER:-} "$scratch/address" >>"$log" 2>&1 &&
+     LD_LIBRARY_PATH=$standin ${CPUCYCLES_PROBE_RUNNER:-} "$scratch/address" >>"$log" 2>&1 &&
+     grep -q '^standin-monotonic ' "$log"; then
+    ok "cpucycles' address counts with either library: $(tr '\n' ' ' <"$log")"
+  else
+    notok "cpucycles' address counts with either library"; sed 's/^/# /' "$log"
   fi
   : >"$log"
 fi
