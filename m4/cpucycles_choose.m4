@@ -27,7 +27,8 @@ AC_DEFUN([CPUCYCLES_CHOOSE], [
 AC_REQUIRE([CPUCYCLES_HOST_FINGERPRINT])
 AC_ARG_WITH([counter],
   [AS_HELP_STRING([--with-counter=NAME],
-    [use counter NAME instead of the best one found (e.g. amd64-tscp)])],
+    [use counter NAME instead of the best one found (e.g. amd64-tscp;
+     libcpucycles' names amd64-pmcff, amd64-perfpmcff and *-tscasm too)])],
   [], [with_counter=auto])
 AC_ARG_ENABLE([inline],
   [AS_HELP_STRING([--disable-inline],
@@ -49,6 +50,20 @@ for cpucycles_name in $cpucycles_for_target; do
   AS_ECHO(["$cpucycles_name $cpucycles_precision"]) >> conftest.in
 done
 mv conftest.in cpucycles-probes.txt
+
+dnl libcpucycles 20260105's names for counters this list has under its own:
+dnl amd64-pmcff (RDPMC of fixed counter 1) and amd64-perfpmcff (the same
+dnl after opening a perf event) are amd64-pmc, whose setup opens the event
+dnl and does without it; the *-tscasm counters are the TSC read from an
+dnl assembly file, amd64-tsc and x86-tsc here.
+cpucycles_alias=
+AS_CASE([$with_counter],
+  [amd64-pmcff|amd64-perfpmcff], [cpucycles_alias=amd64-pmc],
+  [amd64-tscasm], [cpucycles_alias=amd64-tsc],
+  [x86-tscasm], [cpucycles_alias=x86-tsc])
+AS_IF([test -n "$cpucycles_alias"],
+  [AC_MSG_NOTICE([--with-counter=$with_counter is libcpucycles' name for $cpucycles_alias here])
+   with_counter=$cpucycles_alias])
 
 dnl One name among the probed counters, checked first: before it goes into
 dnl an eval, and before any other complaint (a bad name is the first thing

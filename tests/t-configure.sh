@@ -13,7 +13,7 @@ n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 notok() { n=$((n + 1)); echo "not ok $n - $*"; }
 
-echo "1..9"
+echo "1..10"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-configure.XXXXXX") || exit 1
 trap 'chmod -R u+w "$scratch" 2>/dev/null; rm -rf "$scratch"' EXIT
 
@@ -91,6 +91,23 @@ if [ ! -e "$scratch/ran" ]; then
   ok "no word of --with-counter runs as a command"
 else
   notok "no word of --with-counter runs as a command (amd64_tsc ran)"
+fi
+
+# libcpucycles' names are accepted for ours: amd64-tscasm is amd64-tsc
+# (x86-tscasm x86-tsc), where the build probed that counter as available.
+alias=
+grep -q '^cpucycles_cv_counter_amd64_tsc=.yes' "$scratch/presets" && alias=amd64-tscasm target=amd64-tsc
+grep -q '^cpucycles_cv_counter_x86_tsc=.yes' "$scratch/presets" && alias=x86-tscasm target=x86-tsc
+if [ -z "$alias" ]; then
+  ok "--with-counter takes libcpucycles' names # SKIP no TSC counter available in this build"
+else
+  run alias '' "$@" --with-counter=$alias
+  if [ "$status" -eq 0 ] && grep -q "is libcpucycles' name for $target" "$tree.out" &&
+     grep -q "^#define CPUCYCLES_CHOSEN \"$target\"" "$tree/include/cpucycles-config.h"; then
+    ok "--with-counter=$alias (libcpucycles' name) chooses $target"
+  else
+    notok "--with-counter=$alias chooses $target (exit status $status)"; tail -n 15 "$tree.out" | sed 's/^/# /'
+  fi
 fi
 
 run fingerprint cpucycles_cv_fingerprint "$@" 'cpucycles_cv_fingerprint=x"y\z'

@@ -12,6 +12,8 @@
 #include <fcntl.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define CYCLES 1000
 #define WARM_UP 100
@@ -129,8 +131,20 @@ int main(int argc, char **argv)
   (void)rss0;
   (void)rss1;
 #else
-  tap_ok(rss1 - rss0 < 512, "resident memory over the last %d cycles: %ld KiB, then %ld KiB",
-         CYCLES - WARM_UP, rss0, rss1);
+  /* qemu-user's resident memory holds its translation cache: each load of
+   * the library maps its code afresh, qemu translates it again, and the
+   * cache grows by some 160 KiB a cycle until qemu flushes it (a loop of
+   * 1000 faults without loads grows by 0.2 KiB a fault: the guard is not
+   * it).  The system-emulation tier runs this check on a real kernel. */
+  if (getenv("CPUCYCLES_PROBE_RUNNER") && strstr(getenv("CPUCYCLES_PROBE_RUNNER"), "qemu-")) {
+    tap_skip("resident memory does not grow",
+             "under qemu-user, whose resident memory includes its translation cache");
+    (void)rss0;
+    (void)rss1;
+  } else {
+    tap_ok(rss1 - rss0 < 512, "resident memory over the last %d cycles: %ld KiB, then %ld KiB",
+           CYCLES - WARM_UP, rss0, rss1);
+  }
 #endif
   tap_ok(perf_fds() == 0 && perf_maps() == 0, "no perf event descriptor or mapping is left (%d, %d)",
          perf_fds(), perf_maps());
