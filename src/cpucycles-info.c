@@ -25,12 +25,47 @@
 #define CPUCYCLES_COUNTER_SETUP 1 /* for readfile.h */
 #endif
 #include "cpucycles/readfile.h"
-#include "table.h"
+#include "info-abi.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The library's decision and table, from the shared library this program
+ * runs with (info-abi.h), not from a copy linked into it: main() fills
+ * abi, or stops.  Weak, so that a libcpucycles.so.1 without it (djb's
+ * libcpucycles, under the same soname) gets a message, not a loader
+ * error. */
+#if defined(__GNUC__) && defined(__ELF__)
+extern const struct cpucycles_info_abi *cpucycles_info_abi(void) __attribute__((__weak__));
+#endif
+static const struct cpucycles_info_abi *abi;
+#define cpucycles_decision() (abi->decision())
+#define cpucycles_table (abi->table)
+#define cpucycles_table_size (*abi->table_size)
+#define cpucycles_kind_name(kind) (abi->kind_name(kind))
+#define cpucycles_choose(results, n) (abi->choose(results, n))
+
+/* 0 with abi set, or 2 with a message: the library is another version
+ * (its structures may differ) or not this project's. */
+static int find_library(void)
+{
+  if (!cpucycles_info_abi) {
+    fprintf(stderr, "cpucycles-info: this libcpucycles.so.1 (version %s) is not cpucycles' (it has "
+                    "no cpucycles_info_abi: libcpucycles itself?); install cpucycles %s's "
+                    "library\n", cpucycles_version(), CPUCYCLES_VERSION);
+    return 2;
+  }
+  abi = cpucycles_info_abi();
+  if (strcmp(abi->version, CPUCYCLES_VERSION) != 0 ||
+      abi->decision_size != sizeof(struct cpucycles_decision)) {
+    fprintf(stderr, "cpucycles-info %s: the library is cpucycles %s; install the same version of "
+                    "both\n", CPUCYCLES_VERSION, abi->version);
+    return 2;
+  }
+  return 0;
+}
 
 #define DELTAS 1000
 #define DELTAS_SHOWN 16
@@ -383,7 +418,7 @@ int main(int argc, char **argv)
       fputs(usage, stdout);
       return finish(0);
     } else if (!strcmp(argv[i], "--version")) {
-      printf("cpucycles-info %s\n", cpucycles_version());
+      printf("cpucycles-info %s\n", CPUCYCLES_VERSION);
       return finish(0);
     } else if (!strcmp(argv[i], "--json")) {
       mode = JSON, modes++;
@@ -416,6 +451,7 @@ int main(int argc, char **argv)
     fputs(usage, stderr);
     return 2;
   }
+  if (mode != COMPARE && find_library() != 0) return 2;
   switch (mode) {
   case JSON: return report_json(cpucycles_decision());
   case CHECK: return check(cpucycles_decision());

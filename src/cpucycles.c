@@ -23,6 +23,7 @@
 #define CPUCYCLES_NO_LIBCPUCYCLES_FALLBACK 1
 #include "cpucycles.h"
 #include "decide.h"
+#include "info-abi.h"
 #include "guard.h"
 #include "table.h"
 #include <errno.h>
@@ -253,3 +254,12 @@ const char *cpucycles_version(void)
 {
   return CPUCYCLES_VERSION;
 }
+
+/* cpucycles-info's view of this library (info-abi.h).  Here, beside
+ * cpucycles_version(), because cpucycles-info refers to it weakly: in a
+ * static build, only an object the program pulls in anyway provides it. */
+static const struct cpucycles_info_abi info_abi = {
+    CPUCYCLES_VERSION,     sizeof(struct cpucycles_decision), cpucycles_decision, cpucycles_table,
+    &cpucycles_table_size, cpucycles_kind_name,               cpucycles_choose};
+
+const struct cpucycles_info_abi *cpucycles_info_abi(void) { return &info_abi; }

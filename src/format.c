@@ -1,104 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* format.c - results as data (cpucycles_bench_format(),
- * cpucycles_compare_format(): see cpucycles.h) and the writer under them
- * (format.h). */
+ * cpucycles_compare_format(): see cpucycles.h), written with out.c. */
 #include "cpucycles.h"
 #include "decide.h"
 #include "format.h"
 #include "table.h"
-#include <locale.h>
-#include <stdio.h>
 #include <string.h>
-
-void cpucycles_out_start(struct cpucycles_out *o, char *buf, unsigned long size)
-{
-  o->buf = buf, o->size = size, o->len = 0;
-  if (size) buf[0] = 0;
-}
-
-static void add(struct cpucycles_out *o, const char *s, unsigned long n)
-{
-  unsigned long i;
-  for (i = 0; i < n; i++, o->len++)
-    if (o->len + 1 < o->size) o->buf[o->len] = s[i];
-  if (o->size) o->buf[o->len < o->size ? o->len : o->size - 1] = 0;
-}
-
-void cpucycles_out_str(struct cpucycles_out *o, const char *s) { add(o, s, strlen(s)); }
-
-void cpucycles_out_int(struct cpucycles_out *o, long long n)
-{
-  char text[32];
-  snprintf(text, sizeof text, "%lld", n);
-  cpucycles_out_str(o, text);
-}
-
-void cpucycles_out_double(struct cpucycles_out *o, double x)
-{
-  char text[64], *p;
-  const char *point = localeconv()->decimal_point;
-  size_t plen = strlen(point);
-  snprintf(text, sizeof text, "%.10g", x);
-  if (plen && strcmp(point, ".") != 0 && (p = strstr(text, point)) != 0) {
-    *p = '.';
-    memmove(p + 1, p + plen, strlen(p + plen) + 1);
-  }
-  cpucycles_out_str(o, text);
-}
-
-/* The length of the UTF-8 sequence at s, 0 when it is not one. */
-static int utf8_length(const unsigned char *s)
-{
-  int n, i;
-  unsigned long c;
-  if (s[0] < 0x80) return 1;
-  if (s[0] >= 0xc2 && s[0] <= 0xdf) n = 2, c = s[0] & 0x1f;
-  else if (s[0] >= 0xe0 && s[0] <= 0xef) n = 3, c = s[0] & 0x0f;
-  else if (s[0] >= 0xf0 && s[0] <= 0xf4) n = 4, c = s[0] & 0x07;
-  else return 0;
-  for (i = 1; i < n; i++) {
-    if ((s[i] & 0xc0) != 0x80) return 0; /* also stops at the NUL */
-    c = (c << 6) | (s[i] & 0x3f);
-  }
-  if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff))) return 0;
-  if (c >= 0xd800 && c <= 0xdfff) return 0;
-  return n;
-}
-
-void cpucycles_out_json_string(struct cpucycles_out *o, const char *s)
-{
-  const unsigned char *p = (const unsigned char *)s;
-  char esc[8];
-  if (!s) {
-    cpucycles_out_str(o, "null");
-    return;
-  }
-  add(o, "\"", 1);
-  while (*p) {
-    int n = utf8_length(p);
-    if (*p == '"' || *p == '\\') esc[0] = '\\', esc[1] = (char)*p, add(o, esc, 2);
-    else if (*p == '\n') add(o, "\\n", 2);
-    else if (*p == '\t') add(o, "\\t", 2);
-    else if (*p < 0x20 || *p == 0x7f) snprintf(esc, sizeof esc, "\\u%04x", *p), add(o, esc, 6);
-    else if (n == 0) add(o, "\\ufffd", 6);
-    else add(o, (const char *)p, (unsigned long)n);
-    p += n ? n : 1;
-  }
-  add(o, "\"", 1);
-}
-
-void cpucycles_out_csv_field(struct cpucycles_out *o, const char *s)
-{
-  const char *p;
-  if (!s) return;
-  if (!strpbrk(s, ",\"\r\n")) {
-    cpucycles_out_str(o, s);
-    return;
-  }
-  add(o, "\"", 1);
-  for (p = s; *p; p++) add(o, *p == '"' ? "\"\"" : p, *p == '"' ? 2 : 1); /* "" */
-  add(o, "\"", 1);
-}
 
 /* ---- one record, as JSON, a CSV row or the CSV header ----
  * Each field is written by name and value; the format decides what of
@@ -239,35 +146,4 @@ long cpucycles_compare_format(char *buf, unsigned long size, int format, const c
   flags(&w, r ? r->flags : 0);
   environment(&w);
   return finish(&w);
-}
-
-int cpucycles_json_value(const char *json, const char *key, char *value, unsigned long size)
-{
-  size_t klen = strlen(key);
-  const char *p = json;
-  unsigned long n = 0;
-  if (size == 0) return 0;
-  while ((p = strchr(p, '"')) != 0) {
-    if (strncmp(p + 1, key, klen) != 0 || p[1 + klen] != '"') {
-      p++;
-      continue;
-    }
-    p += klen + 2;
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
-    if (*p != ':') continue;
-    p++;
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
-    if (*p == '"') {
-      for (p++; *p && *p != '"'; p++) {
-        if (*p == '\\' && (p[1] == '"' || p[1] == '\\')) p++;
-        if (n + 1 < size) value[n++] = *p;
-      }
-    } else {
-      for (; *p && *p != ',' && *p != '}' && *p != '\n' && *p != ' '; p++)
-        if (n + 1 < size) value[n++] = *p;
-    }
-    value[n] = 0;
-    return 1;
-  }
-  return 0;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* format.h - text into a caller's buffer as snprintf() writes it (cut at
  * its end, the length of the whole text counted), JSON strings and CSV
- * fields escaped, numbers in the C locale whatever the program's.  Used by
- * cpucycles_bench_format() (format.c) and cpucycles-info. */
+ * fields escaped, numbers in the C locale whatever the program's (out.c).
+ * Used by cpucycles_bench_format() (format.c) and cpucycles-info. */
 #ifndef CPUCYCLES_FORMAT_H
 #define CPUCYCLES_FORMAT_H
 

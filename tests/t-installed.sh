@@ -16,7 +16,7 @@ notok() { n=$((n + 1)); echo "not ok $n - $*"; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 check() { what=$1; shift; if "$@" >>"$log" 2>&1; then ok "$what"; else notok "$what"; sed 's/^/# /' "$log"; fi; : >"$log"; }
 
-echo "1..20"
+echo "1..22"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-installed.XXXXXX") || exit 1
 trap 'rm -rf "$scratch"' EXIT
 log=$scratch/log
@@ -123,7 +123,7 @@ fi
 
 # What the shared library exports: the API, libcpucycles' interface and the
 # inline read's two variables, nothing else.
-api="cpucycles cpucycles_abi_inline_id cpucycles_abi_inline_scale_q32 cpucycles_abi_read cpucycles_bench cpucycles_bench_compare cpucycles_bench_flag_name cpucycles_bench_format cpucycles_bench_statistics cpucycles_compare_format cpucycles_compare_statistics cpucycles_compare_verdict_name cpucycles_function cpucycles_implementation cpucycles_persecond cpucycles_tracesetup cpucycles_unit cpucycles_unit_name cpucycles_version"
+api="cpucycles cpucycles_abi_inline_id cpucycles_abi_inline_scale_q32 cpucycles_abi_read cpucycles_bench cpucycles_bench_compare cpucycles_bench_flag_name cpucycles_bench_format cpucycles_bench_statistics cpucycles_compare_format cpucycles_compare_statistics cpucycles_compare_verdict_name cpucycles_function cpucycles_implementation cpucycles_info_abi cpucycles_persecond cpucycles_tracesetup cpucycles_unit cpucycles_unit_name cpucycles_version"
 so=$(ls "$lib"/libcpucycles.so.* 2>/dev/null | head -n 1)
 NM=${NM:-nm}
 if [ -z "$so" ]; then
@@ -219,10 +219,14 @@ fi
 standin=$scratch/standin
 if [ ! -f "$lib/libcpucycles.so.1" ]; then
   skip "the stand-in builds as libcpucycles.so.1" "no shared library in this build"
+  skip "the installed cpucycles-info needs libcpucycles.so.1" "no shared library in this build"
+  skip "cpucycles-info with libcpucycles' own library" "no shared library in this build"
   skip "a program built with our header runs with libcpucycles' own library" "no shared library in this build"
   skip "cpucycles' address, with either library" "no shared library in this build"
 elif ! ${CC:-cc} -E -dM $incflags "$inc/cpucycles.h" 2>/dev/null | grep -q 'CPUCYCLES_LIBCPUCYCLES_FALLBACK 1'; then
   skip "the stand-in builds as libcpucycles.so.1" "no weak references with this compiler"
+  skip "the installed cpucycles-info needs libcpucycles.so.1" "no weak references with this compiler"
+  skip "cpucycles-info with libcpucycles' own library" "no weak references with this compiler"
   skip "a program built with our header runs with libcpucycles' own library" "no weak references with this compiler"
   skip "cpucycles' address, with either library" "no weak references with this compiler"
 else
@@ -236,6 +240,23 @@ else
     ok "a program built with our header and library runs with libcpucycles' own: $(grep '^cpucycles implementation' "$log")"
   else
     notok "a program built with our header and library runs with libcpucycles' own"; sed 's/^/# /' "$log"
+  fi
+  : >"$log"
+  # cpucycles-info is linked to the library and reports what it decides;
+  # with libcpucycles' own it says what to install.
+  info=$root$prefix/bin/cpucycles-info
+  if "${OBJDUMP:-objdump}" -p "$info" 2>/dev/null | grep -q 'NEEDED *libcpucycles\.so\.1' &&
+     LD_LIBRARY_PATH=$lib ${CPUCYCLES_PROBE_RUNNER:-} "$info" >"$log" 2>&1 &&
+     grep -q '^cpucycles implementation ' "$log"; then
+    ok "the installed cpucycles-info needs libcpucycles.so.1 and runs with it: $(grep '^cpucycles implementation ' "$log")"
+  else
+    notok "the installed cpucycles-info needs libcpucycles.so.1 and runs with it"; sed 's/^/# /' "$log"
+  fi
+  LD_LIBRARY_PATH=$standin ${CPUCYCLES_PROBE_RUNNER:-} "$info" >"$log" 2>&1; status=$?
+  if [ "$status" -eq 2 ] && grep -q "is not cpucycles'.*install cpucycles" "$log"; then
+    ok "with libcpucycles' own library it exits 2: $(head -n 1 "$log")"
+  else
+    notok "with libcpucycles' own library it exits 2 with a message (exit $status)"; sed 's/^/# /' "$log"
   fi
   : >"$log"
   printf '#include <cpucycles.h>\n#include <stdio.h>\nint main(void)\n{\n  long long (*volatile read)(void) = cpucycles;\n  long long t0 = read(), t1 = read();\n  printf("%%s %%lld\\n", cpucycles_implementation(), t1 - t0);\n  return t1 >= t0 && t0 != 0 ? 0 : 1;\n}\n' >"$scratch/address.c"
