@@ -13,7 +13,7 @@ n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 notok() { n=$((n + 1)); echo "not ok $n - $*"; }
 
-echo "1..10"
+echo "1..11"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-configure.XXXXXX") || exit 1
 trap 'chmod -R u+w "$scratch" 2>/dev/null; rm -rf "$scratch"' EXIT
 
@@ -39,8 +39,9 @@ run() {
   tree=$scratch/$name
   mkdir "$tree" &&
     (cd "$top_srcdir" &&
-     tar cf - configure Makefile.in cpucycles.pc.in build-aux probes include/cpucycles \
-       include/*.in include/*.h src/*.in src/*.c src/*.h) | (cd "$tree" && tar xf -) &&
+     tar cf - configure configure.ac aclocal.m4 m4 Makefile.am Makefile.in cpucycles.pc.in cmake \
+       build-aux probes include/cpucycles include/*.in include/*.h src/*.in src/*.c src/*.h) |
+     (cd "$tree" && tar xf -) &&
     chmod -R u+w "$tree" || { status=99; return; }
   grep -v "^$skipvar=" "$scratch/presets" >"$tree.site"
   (cd "$tree" && CONFIG_SITE=$tree.site ./configure "$@") >"$tree.out" 2>&1
@@ -130,4 +131,25 @@ elif ${CC:-cc} -std=c99 -Wall -Wextra -Wpedantic -Werror -fsyntax-only -I"$tree/
 else
   notok "$what"
   sed 's/^/# /' "$scratch/cc.out"
+fi
+
+# configure's results depend on what they measured: a newer probe, measure.c
+# or counter header makes `make` re-run configure (config.status --recheck)
+# in the tree just configured, and nothing does while they are unchanged.
+# (GNU make's -W: "as if this file had just changed", without touching it.)
+if [ "$status" -ne 0 ]; then
+  notok "a changed probe, measure.c or counter header re-runs configure (no configured tree)"
+elif ! (cd "$tree" && ${MAKE:-make} --version 2>/dev/null | grep -q 'GNU Make'); then
+  ok "a changed probe, measure.c or counter header re-runs configure # SKIP not GNU make (no -W)"
+else
+  stale=
+  (cd "$tree" && ${MAKE:-make} -n config.status 2>&1) | grep -q -- '--recheck' && stale="unchanged tree"
+  for f in probes/probe.c src/measure.c include/cpucycles/amd64-tsc.h include/cpucycles/counter.h; do
+    (cd "$tree" && ${MAKE:-make} -n -W "$f" config.status 2>&1) | grep -q -- '--recheck' || stale="$stale $f"
+  done
+  if [ -z "$stale" ]; then
+    ok "a changed probe, measure.c or counter header re-runs configure; nothing else does"
+  else
+    notok "configure's re-run: wrong for$stale"
+  fi
 fi
