@@ -52,6 +52,14 @@ m4_define([CPUCYCLES_COUNTERS], [[amd64-pmc],
 AC_DEFUN([CPUCYCLES_COUNTER_FILES], [
 AC_SUBST([CPUCYCLES_COUNTER_FILES],
   ["m4_map_args_sep([include/cpucycles/], [.h], [ ], CPUCYCLES_COUNTERS)"])
+# A counter whose file never defines its CPUCYCLES_HAVE_<ID> (a misspelt
+# macro, say) would be "not for this target" on every target, silently.
+for cpucycles_name in m4_map_args_sep([], [], [ ], CPUCYCLES_COUNTERS); do
+  cpucycles_uid=`AS_ECHO(["$cpucycles_name"]) | tr a-z- A-Z_`
+  grep "^#define CPUCYCLES_HAVE_$cpucycles_uid 1" "$srcdir/include/cpucycles/$cpucycles_name.h" \
+    >/dev/null 2>&1 ||
+    AC_MSG_WARN([include/cpucycles/$cpucycles_name.h never defines CPUCYCLES_HAVE_$cpucycles_uid to 1: that counter is "not for this target" on every target])
+done
 ])
 
 # CPUCYCLES_LIBRARY_COUNTERS

@@ -13,7 +13,7 @@ n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 notok() { n=$((n + 1)); echo "not ok $n - $*"; }
 
-echo "1..11"
+echo "1..12"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-configure.XXXXXX") || exit 1
 trap 'chmod -R u+w "$scratch" 2>/dev/null; rm -rf "$scratch"' EXIT
 
@@ -131,6 +131,19 @@ elif ${CC:-cc} -std=c99 -Wall -Wextra -Wpedantic -Werror -fsyntax-only -I"$tree/
 else
   notok "$what"
   sed 's/^/# /' "$scratch/cc.out"
+fi
+
+# A counter file whose CPUCYCLES_HAVE_ macro is misspelt is named in a
+# warning (the counter would vanish from every target without a word).
+run misspelt '' "$@"
+sed 's/CPUCYCLES_HAVE_AMD64_TSC 1/CPUCYCLES_HAVE_AMD64TSC 1/' "$tree/include/cpucycles/amd64-tsc.h" \
+  >"$tree/tsc.h" && mv "$tree/tsc.h" "$tree/include/cpucycles/amd64-tsc.h"
+(cd "$tree" && CONFIG_SITE=$tree.site ./configure "$@") >"$tree.out" 2>&1
+if grep -q 'WARNING: include/cpucycles/amd64-tsc.h never defines CPUCYCLES_HAVE_AMD64_TSC' "$tree.out" &&
+   [ "$(grep -c 'never defines CPUCYCLES_HAVE_' "$tree.out")" -eq 1 ]; then
+  ok "a counter file that never defines its CPUCYCLES_HAVE_ macro is warned about, and only it"
+else
+  notok "a misspelt CPUCYCLES_HAVE_ macro is warned about"; grep -i 'warn' "$tree.out" | sed 's/^/# /'
 fi
 
 # configure's results depend on what they measured: a newer probe, measure.c
