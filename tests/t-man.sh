@@ -2,12 +2,15 @@
 # SPDX-License-Identifier: MIT
 # t-man - every manual page renders with no warning at all: groff -ww -man -z
 # (or mandoc -Tlint when there is no groff) must print nothing.  SKIP
-# without either (Debian: apt-get install groff-base).
+# without either (Debian: apt-get install groff-base).  Then the pages
+# against what they document: cpucycles(3) names every function
+# <cpucycles.h> declares and no other, cpucycles-info(1) every option its
+# usage text has and no other, and its exit codes 0, 1 and 2.
 set -u
 srcdir=${top_srcdir:-.}
 pages="doc/cpucycles.3 doc/cpucycles-info.1 doc/cpucycles-open.1"
 set -- $pages
-echo "1..$#"
+echo "1..$(($# + 3))"
 n=0
 if command -v groff >/dev/null 2>&1; then
   lint() { groff -ww -man -z "$1" 2>&1; }; tool="groff -ww -man -z"
@@ -15,7 +18,7 @@ elif command -v mandoc >/dev/null 2>&1; then
   lint() { mandoc -Tlint -W warning "$1" 2>&1; }; tool="mandoc -Tlint"
 else
   for p in $pages; do n=$((n + 1)); echo "ok $n - $p # SKIP neither groff nor mandoc (apt-get install groff-base)"; done
-  exit 0
+  pages=
 fi
 for p in $pages; do
   n=$((n + 1))
@@ -29,3 +32,36 @@ for p in $pages; do
     echo "not ok $n - $p ($tool: exit $status)"; printf '%s\n' "$out" | sed 's/^/# /'
   fi
 done
+
+# cpucycles(3)'s NAME line against the functions <cpucycles.h> declares
+# (cpucycles() itself is an inline function).
+declared=$( (echo cpucycles; grep -E '^(long long|long|int|const char|void|double|unsigned) \*?cpucycles[a-z_]*\(' \
+  "$srcdir/include/cpucycles.h" | sed -E 's/^[^(]*[ *](cpucycles[a-z_]*)\(.*/\1/') | sort -u | tr '\n' ' ')
+named=$(sed -n '/^\.SH NAME/,/^\.SH/p' "$srcdir/doc/cpucycles.3" | sed 's/\\-.*//' | tr ', ' '\n\n' |
+  grep '^cpucycles' | sort -u | tr '\n' ' ')
+n=$((n + 1))
+if [ "$declared" = "$named" ]; then
+  echo "ok $n - cpucycles(3) names exactly the functions <cpucycles.h> declares"
+else
+  echo "not ok $n - cpucycles(3)'s NAME and <cpucycles.h> differ"
+  echo "# declared: $declared"; echo "# named:    $named"
+fi
+
+# cpucycles-info(1)'s options against its usage text (src/cpucycles-info.c).
+usage=$(sed -n '/^static const char usage/,/;$/p' "$srcdir/src/cpucycles-info.c" | grep -o -- '--[a-z]*' | sort -u | tr '\n' ' ')
+documented=$(sed -n '/^\.SH OPTIONS/,/^\.SH/p' "$srcdir/doc/cpucycles-info.1" | grep '^\.B' |
+  grep -o -- '\\-\\-[a-z]*' | sed 's/\\//g' | sort -u | tr '\n' ' ')
+n=$((n + 1))
+if [ -n "$usage" ] && [ "$usage" = "$documented" ]; then
+  echo "ok $n - cpucycles-info(1) documents exactly its options: $usage"
+else
+  echo "not ok $n - cpucycles-info(1)'s OPTIONS and its usage differ"
+  echo "# usage:      $usage"; echo "# documented: $documented"
+fi
+status_text=$(sed -n '/^\.SH EXIT STATUS/,/^\.SH/p' "$srcdir/doc/cpucycles-info.1")
+n=$((n + 1))
+if echo "$status_text" | grep -q '0' && echo "$status_text" | grep -q '1' && echo "$status_text" | grep -q '2'; then
+  echo "ok $n - cpucycles-info(1)'s EXIT STATUS gives 0, 1 and 2"
+else
+  echo "not ok $n - cpucycles-info(1)'s EXIT STATUS misses one of 0, 1, 2"
+fi
