@@ -174,7 +174,7 @@ CPUCYCLES_ALWAYS_INLINE long long cpucycles(void)
  * the second; with any other counter they are cpucycles() between
  * compiler barriers and the result has CPUCYCLES_BENCH_UNFENCED.
  *
- * The null overhead (seeds/004's null benchmark: the median of 512 runs
+ * The null overhead (the "null benchmark": the median of 512 runs
  * of an empty function, i.e. the two reads and the call) is subtracted
  * from every run, so an empty fn measures 0, give or take the precision.
  * A run is excluded, and counted in disturbed, when it migrated to

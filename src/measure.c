@@ -186,18 +186,6 @@ static void cpucycles_trial_init(struct cpucycles_trial *t, const struct cpucycl
   t->tries = 0;
 }
 
-int cpucycles_measure_precision(const struct cpucycles_counter *c, double scale,
-                                struct cpucycles_result *r)
-{
-  struct cpucycles_counter without_setup = *c;
-  struct cpucycles_trial t;
-  cpucycles_trial_init(&t, c, 0, CPUCYCLES_READS_PER_TRY);
-  without_setup.setup = 0;
-  t.c = &without_setup;
-  t.setup_status = 0;
-  t.scale = scale;
-  return cpucycles_measure_in_guard(&t, r);
-}
 
 struct cpucycles_timing {
   const struct cpucycles_counter *c;

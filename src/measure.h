@@ -53,11 +53,6 @@ int cpucycles_measure(const struct cpucycles_counter *c, long long persecond,
 int cpucycles_measure_reads(const struct cpucycles_counter *c, long long persecond,
                             int measure_hz, int reads, struct cpucycles_result *r);
 
-/* The same checks without setup or frequency: reads an already set-up
- * counter 1000 times (up to 10 tries) under the guard. */
-int cpucycles_measure_precision(const struct cpucycles_counter *c, double scale,
-                                struct cpucycles_result *r);
-
 /* Cycles per tick for a counter of this kind and nominal rate, or 0 when
  * the CPU frequency is not near a multiple of the rate (scaled kind). */
 double cpucycles_scale_for(int kind, double nominal_hz, long long persecond);

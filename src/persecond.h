@@ -40,8 +40,7 @@ long long cpucycles_persecond_from_tsc_khz_file(const char *path);
 long long cpucycles_parse_cpuinfo_mhz(const char *line);
 
 /* What the OS says: cpufreq's cpuinfo_max_freq, then /proc/cpuinfo
- * ("cpu MHz", "clock", "CPU MHz"), then sysctl hw.cpufrequency on BSD and
- * macOS.  Returns 0 when it says nothing usable.  Leaves errno alone. */
+ * ("cpu MHz", "clock", "CPU MHz"), then sysctl hw.cpufrequency on macOS.  Returns 0 when it says nothing usable.  Leaves errno alone. */
 long long cpucycles_persecond_from_os(void);
 
 /* Where each candidate came from, and what went wrong with those skipped. */

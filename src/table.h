@@ -4,7 +4,8 @@
 #define CPUCYCLES_TABLE_H
 #include "measure.h"
 
-/* In configure.ac's probe order; default-zero is always last. */
+/* In the order of m4/cpucycles_counters.m4's list (configure probes them
+ * in that order too), for this target; default-zero is always last. */
 extern const struct cpucycles_counter cpucycles_table[];
 extern const int cpucycles_table_size;
 

@@ -71,9 +71,12 @@ struct cpucycles_setup {
   double nominal_hz;   /* out: ticks per second of a scaled counter, else 0 */
 };
 
-/* State of stateful counters (perf file descriptors, mmap pages) is defined
- * exactly once: by the library, or by a probe program, which define
- * CPUCYCLES_STATE_STORAGE as empty before including counter files. */
+/* The state the 32-bit counters' extension keeps (extend32.h's anchor and
+ * per-thread records: arm32-cortex, arm32-1176, mips64-cc) is defined
+ * exactly once: by the library (src/table.c) or by a probe program, which
+ * define CPUCYCLES_STATE_STORAGE as empty before including counter files;
+ * anywhere else it is extern.  (The perf counters keep their state in
+ * static variables under CPUCYCLES_COUNTER_SETUP instead.) */
 #ifndef CPUCYCLES_STATE_STORAGE
 #define CPUCYCLES_STATE_STORAGE extern
 #endif
