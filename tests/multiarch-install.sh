@@ -11,9 +11,7 @@
 set -u
 src=$(pwd)
 work=${1:-$src/_multiarch}
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); echo "not ok $n - $*"; }
+. "$src/tests/tap.sh"
 echo "1..4"
 rm -rf "$work" && mkdir -p "$work/root" || exit 1
 for tool in aarch64-linux-gnu-gcc qemu-aarch64 pkg-config; do

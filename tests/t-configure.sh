@@ -9,9 +9,7 @@
 # no probe runs and each configure takes a few seconds.
 # Needs: top_srcdir, top_builddir (from AM_TESTS_ENVIRONMENT), CC.
 set -u
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); echo "not ok $n - $*"; }
+. "$top_srcdir/tests/tap.sh"
 
 echo "1..12"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-configure.XXXXXX") || exit 1

@@ -10,9 +10,7 @@
 # Needs top_builddir (from AM_TESTS_ENVIRONMENT); runs through the probe
 # runner when there is one.
 set -u
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); echo "not ok $n - $*"; }
+. "$top_srcdir/tests/tap.sh"
 info="${CPUCYCLES_PROBE_RUNNER:-} $top_builddir/cpucycles-info"
 out=$(mktemp "${TMPDIR:-/tmp}/cpucycles-info.XXXXXX") || exit 1
 err=$out.err

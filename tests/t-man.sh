@@ -11,25 +11,24 @@ srcdir=${top_srcdir:-.}
 pages="doc/cpucycles.3 doc/cpucycles-info.1 doc/cpucycles-open.1"
 set -- $pages
 echo "1..$(($# + 3))"
-n=0
+. "$srcdir/tests/tap.sh"
 if command -v groff >/dev/null 2>&1; then
   lint() { groff -ww -man -z "$1" 2>&1; }; tool="groff -ww -man -z"
 elif command -v mandoc >/dev/null 2>&1; then
   lint() { mandoc -Tlint -W warning "$1" 2>&1; }; tool="mandoc -Tlint"
 else
-  for p in $pages; do n=$((n + 1)); echo "ok $n - $p # SKIP neither groff nor mandoc (apt-get install groff-base)"; done
+  for p in $pages; do skip "$p" "neither groff nor mandoc (apt-get install groff-base)"; done
   pages=
 fi
 for p in $pages; do
-  n=$((n + 1))
   if [ ! -r "$srcdir/$p" ]; then
-    echo "not ok $n - $p: missing"; continue
+    notok "$p: missing"; continue
   fi
   out=$(lint "$srcdir/$p"); status=$?
   if [ "$status" -eq 0 ] && [ -z "$out" ] && grep -q '^\.TH ' "$srcdir/$p"; then
-    echo "ok $n - $p renders with no warning ($tool)"
+    ok "$p renders with no warning ($tool)"
   else
-    echo "not ok $n - $p ($tool: exit $status)"; printf '%s\n' "$out" | sed 's/^/# /'
+    notok "$p ($tool: exit $status)"; printf '%s\n' "$out" | sed 's/^/# /'
   fi
 done
 
@@ -39,11 +38,10 @@ declared=$( (echo cpucycles; grep -E '^(long long|long|int|const char|void|doubl
   "$srcdir/include/cpucycles.h" | sed -E 's/^[^(]*[ *](cpucycles[a-z_]*)\(.*/\1/') | sort -u | tr '\n' ' ')
 named=$(sed -n '/^\.SH NAME/,/^\.SH/p' "$srcdir/doc/cpucycles.3" | sed 's/\\-.*//' | tr ', ' '\n\n' |
   grep '^cpucycles' | sort -u | tr '\n' ' ')
-n=$((n + 1))
 if [ "$declared" = "$named" ]; then
-  echo "ok $n - cpucycles(3) names exactly the functions <cpucycles.h> declares"
+  ok "cpucycles(3) names exactly the functions <cpucycles.h> declares"
 else
-  echo "not ok $n - cpucycles(3)'s NAME and <cpucycles.h> differ"
+  notok "cpucycles(3)'s NAME and <cpucycles.h> differ"
   echo "# declared: $declared"; echo "# named:    $named"
 fi
 
@@ -51,17 +49,15 @@ fi
 usage=$(sed -n '/^static const char usage/,/;$/p' "$srcdir/src/cpucycles-info.c" | grep -o -- '--[a-z]*' | sort -u | tr '\n' ' ')
 documented=$(sed -n '/^\.SH OPTIONS/,/^\.SH/p' "$srcdir/doc/cpucycles-info.1" | grep '^\.B' |
   grep -o -- '\\-\\-[a-z]*' | sed 's/\\//g' | sort -u | tr '\n' ' ')
-n=$((n + 1))
 if [ -n "$usage" ] && [ "$usage" = "$documented" ]; then
-  echo "ok $n - cpucycles-info(1) documents exactly its options: $usage"
+  ok "cpucycles-info(1) documents exactly its options: $usage"
 else
-  echo "not ok $n - cpucycles-info(1)'s OPTIONS and its usage differ"
+  notok "cpucycles-info(1)'s OPTIONS and its usage differ"
   echo "# usage:      $usage"; echo "# documented: $documented"
 fi
 status_text=$(sed -n '/^\.SH EXIT STATUS/,/^\.SH/p' "$srcdir/doc/cpucycles-info.1")
-n=$((n + 1))
 if echo "$status_text" | grep -q '0' && echo "$status_text" | grep -q '1' && echo "$status_text" | grep -q '2'; then
-  echo "ok $n - cpucycles-info(1)'s EXIT STATUS gives 0, 1 and 2"
+  ok "cpucycles-info(1)'s EXIT STATUS gives 0, 1 and 2"
 else
-  echo "not ok $n - cpucycles-info(1)'s EXIT STATUS misses one of 0, 1, 2"
+  notok "cpucycles-info(1)'s EXIT STATUS misses one of 0, 1, 2"
 fi

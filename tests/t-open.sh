@@ -6,9 +6,9 @@
 # with exit 1, a missing file is "not present here", an unknown option is
 # exit 2.  Needs top_builddir (from AM_TESTS_ENVIRONMENT).
 set -u
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); echo "not ok $n - $*"; [ -r "$out" ] && sed 's/^/# /' "$out"; }
+. "$top_srcdir/tests/tap.sh"
+# a failure also shows the tool's output
+failed() { notok "$@"; [ -r "$out" ] && sed 's/^/# /' "$out"; }
 open="$top_builddir/cpucycles-open"
 fake=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-open.XXXXXX") || exit 1
 out=$fake.out
@@ -33,13 +33,13 @@ values() {
 echo "1..9"
 
 if [ ! -f "$open" ]; then
-  for i in 1 2 3 4 5 6 7 8 9; do notok "no $open"; done; exit 0
+  for i in 1 2 3 4 5 6 7 8 9; do failed "no $open"; done; exit 0
 fi
 
 run --help; s=$?
 if [ $s -eq 0 ] && grep -q '^usage: cpucycles-open' "$out" && grep -q 'dry-run' "$out" && grep -qi 'timing attack' "$out"; then
   ok "--help: exit 0, usage, the timing-attack warning"
-else notok "--help: exit $s"; fi
+else failed "--help: exit $s"; fi
 
 makefake; before=$(values)
 run --dry-run; s=$?
@@ -49,25 +49,25 @@ if [ $s -eq 0 ] && [ "$(values)" = "$before" ] && [ ! -e "$fake/proc/sys/kernel/
    grep -q 'perf_event_paranoid: would write 1 (now 4)' "$out" &&
    grep -q 'nmi_watchdog: would write 0 (now 1)' "$out"; then
   ok "--dry-run: the plan printed, nothing changed ($before)"
-else notok "--dry-run: exit $s, values $(values) (were $before)"; fi
+else failed "--dry-run: exit $s, values $(values) (were $before)"; fi
 
 if grep -q 'perf_user_access: not present here' "$out" && ! grep -qi 'error' "$out"; then
   ok "a file this kernel lacks is 'not present here', not an error"
-else notok "missing perf_user_access"; fi
+else failed "missing perf_user_access"; fi
 
 if grep -qi 'WARNING:.*timing attacks' "$out"; then
   ok "the output warns about timing attacks"
-else notok "no timing-attack warning"; fi
+else failed "no timing-attack warning"; fi
 
 run; s=$?
 if [ $s -eq 0 ] && [ "$(values)" = "2 2 1 0 " ] && grep -q 'perf_event_paranoid: changed 4 -> 1' "$out"; then
   ok "real mode on the fake root: the files get the values ($(values))"
-else notok "real mode: exit $s, values $(values)"; fi
+else failed "real mode: exit $s, values $(values)"; fi
 
 run; s=$?
 if [ $s -eq 0 ] && [ "$(values)" = "2 2 1 0 " ] && [ "$(grep -c 'nothing to do' "$out")" -eq 4 ]; then
   ok "run again: nothing to do, exit 0"
-else notok "second run: exit $s"; fi
+else failed "second run: exit $s"; fi
 
 makefake; echo 0 >"$fake/proc/sys/kernel/perf_event_paranoid"
 echo 0 >"$fake/proc/sys/kernel/perf_user_access"
@@ -75,7 +75,7 @@ run; s=$?
 if [ $s -eq 0 ] && [ "$(cat "$fake/proc/sys/kernel/perf_event_paranoid")" = 0 ] &&
    [ "$(cat "$fake/proc/sys/kernel/perf_user_access")" = 1 ] && grep -q 'perf_event_paranoid: already 0' "$out"; then
   ok "perf_event_paranoid below 1 is never raised; perf_user_access set to 1"
-else notok "paranoid 0 / perf_user_access: exit $s"; fi
+else failed "paranoid 0 / perf_user_access: exit $s"; fi
 
 # A read-only file: as root, mode bits do not stop a write, so the script
 # runs as nobody there (setpriv).
@@ -100,9 +100,9 @@ elif [ "$s" -eq 1 ] && [ "$(cat "$fake/proc/sys/kernel/nmi_watchdog")" = 1 ] &&
    grep -q 'nmi_watchdog: could not write 0 (now 1): permission denied' "$out" &&
    grep -q 'perf_event_paranoid: changed 4 -> 1' "$out"; then
   ok "a read-only file is reported with its reason, the others done, exit 1"
-else notok "read-only nmi_watchdog: exit $s"; fi
+else failed "read-only nmi_watchdog: exit $s"; fi
 
 run --bogus; s=$?
 if [ $s -eq 2 ] && grep -q "unknown option '--bogus'" "$out"; then
   ok "an unknown option: exit 2 with a message"
-else notok "unknown option: exit $s"; fi
+else failed "unknown option: exit $s"; fi

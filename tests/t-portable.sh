@@ -6,9 +6,7 @@
 # counter, and carry no measured figure and no fingerprint.
 # Needs: top_srcdir, top_builddir (from AM_TESTS_ENVIRONMENT), MAKE.
 set -u
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); echo "not ok $n - $*"; }
+. "$top_srcdir/tests/tap.sh"
 
 echo "1..4"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-portable.XXXXXX") || exit 1
