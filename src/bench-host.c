@@ -232,8 +232,7 @@ void cpucycles_bench_host_clock(struct cpucycles_bench_clock *c)
   }
   c->switches = thread_switches;
   /* Counters that count time, not the core's cycles. */
-  if (counter->kind == CPUCYCLES_KIND_OFFCORE || counter->kind == CPUCYCLES_KIND_SCALED ||
-      counter->kind == CPUCYCLES_KIND_OSCLOCK) {
+  if (cpucycles_kind_counts_time(counter->kind)) {
     cpu = current_cpu();
     c->flags |= cpu ? cpucycles_bench_frequency_flags("/sys", cpu - 1) : CPUCYCLES_BENCH_FREQ_UNKNOWN;
   }

@@ -374,8 +374,7 @@ static int check(const struct cpucycles_decision *d)
 {
   int kind = cpucycles_table[d->index].kind;
   const char *name = cpucycles_table[d->index].name;
-  int cycles = kind == CPUCYCLES_KIND_ONCORE || kind == CPUCYCLES_KIND_OFFCORE ||
-               kind == CPUCYCLES_KIND_SCALED || kind == CPUCYCLES_KIND_SYSCALL;
+  int cycles = abi->is_cycle_counter(kind);
   int status;
 
   if (d->build_verified) {

@@ -225,17 +225,17 @@ const char *cpucycles_implementation(void)
   return cpucycles_table[decision.index].name;
 }
 
-int cpucycles_unit_of_kind(int kind)
-{
-  switch (kind) {
-  case CPUCYCLES_KIND_ONCORE:
-  case CPUCYCLES_KIND_SYSCALL: return CPUCYCLES_UNIT_CORE_CYCLES; /* the kernel counts cycles */
-  case CPUCYCLES_KIND_OFFCORE:
-  case CPUCYCLES_KIND_SCALED: return CPUCYCLES_UNIT_CONSTANT_RATE;
-  case CPUCYCLES_KIND_OSCLOCK: return CPUCYCLES_UNIT_OS_CLOCK;
-  default: return CPUCYCLES_UNIT_NONE;
-  }
-}
+/* The rule's enum cpucycles_counts is the API's CPUCYCLES_UNIT_* (measure.h
+ * cannot include cpucycles.h: the probes compile it before configure has
+ * written cpucycles-config.h). */
+typedef char cpucycles_units_agree[(CPUCYCLES_COUNTS_NOTHING == CPUCYCLES_UNIT_NONE &&
+                                    CPUCYCLES_COUNTS_CORE_CYCLES == CPUCYCLES_UNIT_CORE_CYCLES &&
+                                    CPUCYCLES_COUNTS_CONSTANT_RATE == CPUCYCLES_UNIT_CONSTANT_RATE &&
+                                    CPUCYCLES_COUNTS_OS_CLOCK == CPUCYCLES_UNIT_OS_CLOCK)
+                                       ? 1
+                                       : -1];
+
+int cpucycles_unit_of_kind(int kind) { return cpucycles_kind_counts(kind); }
 
 int cpucycles_unit(void)
 {
@@ -260,6 +260,7 @@ const char *cpucycles_version(void)
  * static build, only an object the program pulls in anyway provides it. */
 static const struct cpucycles_info_abi info_abi = {
     CPUCYCLES_VERSION,     sizeof(struct cpucycles_decision), cpucycles_decision, cpucycles_table,
-    &cpucycles_table_size, cpucycles_kind_name,               cpucycles_choose};
+    &cpucycles_table_size, cpucycles_kind_name,               cpucycles_kind_is_cycle_counter,
+    cpucycles_choose};
 
 const struct cpucycles_info_abi *cpucycles_info_abi(void) { return &info_abi; }

@@ -18,6 +18,7 @@ struct cpucycles_info_abi {
   const struct cpucycles_counter *table;
   const int *table_size;
   const char *(*kind_name)(int kind);
+  int (*is_cycle_counter)(int kind);
   int (*choose)(const struct cpucycles_result *results, int n);
 };
 

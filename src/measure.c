@@ -17,30 +17,48 @@
 #define CPUCYCLES_READS_PER_TRY 1000
 #define CPUCYCLES_TRIES 10
 
-long long cpucycles_kind_penalty(int kind)
+/* The rule, one row per kind (measure.h).  Seeds/000: an on-core counter
+ * counts the core's cycles and pays nothing; an off-core one (the TSC, a
+ * timer) counts time and pays 100, as does a count read through a system
+ * call; an OS clock pays 200.  Off-core timers at their own rate and OS
+ * clocks are scaled to cycles by the frequency estimate. */
+static const struct cpucycles_kind_rule {
+  int kind;
+  const char *name;
+  long long penalty;
+  int scaled;
+  int counts; /* enum cpucycles_counts */
+} cpucycles_kind_rules[] = {
+    {CPUCYCLES_KIND_ONCORE, "on-core", 0, 0, CPUCYCLES_COUNTS_CORE_CYCLES},
+    {CPUCYCLES_KIND_OFFCORE, "off-core", 100, 0, CPUCYCLES_COUNTS_CONSTANT_RATE},
+    {CPUCYCLES_KIND_SCALED, "off-core scaled", 100, 1, CPUCYCLES_COUNTS_CONSTANT_RATE},
+    {CPUCYCLES_KIND_SYSCALL, "system call", 100, 0, CPUCYCLES_COUNTS_CORE_CYCLES},
+    {CPUCYCLES_KIND_OSCLOCK, "OS clock", 200, 1, CPUCYCLES_COUNTS_OS_CLOCK},
+    {CPUCYCLES_KIND_NONE, "none", 0, 0, CPUCYCLES_COUNTS_NOTHING}};
+
+static const struct cpucycles_kind_rule *cpucycles_rule(int kind)
 {
-  switch (kind) {
-  case CPUCYCLES_KIND_ONCORE: return 0;
-  case CPUCYCLES_KIND_OSCLOCK: return 200;
-  default: return 100; /* off-core, scaled, syscall */
-  }
+  size_t i, n = sizeof cpucycles_kind_rules / sizeof cpucycles_kind_rules[0];
+  for (i = 0; i + 1 < n; i++)
+    if (cpucycles_kind_rules[i].kind == kind) break;
+  return &cpucycles_kind_rules[i]; /* an unknown kind is "none" */
 }
 
-const char *cpucycles_kind_name(int kind)
+long long cpucycles_kind_penalty(int kind) { return cpucycles_rule(kind)->penalty; }
+const char *cpucycles_kind_name(int kind) { return cpucycles_rule(kind)->name; }
+int cpucycles_kind_scaled(int kind) { return cpucycles_rule(kind)->scaled; }
+int cpucycles_kind_counts(int kind) { return cpucycles_rule(kind)->counts; }
+
+int cpucycles_kind_counts_time(int kind)
 {
-  switch (kind) {
-  case CPUCYCLES_KIND_ONCORE: return "on-core";
-  case CPUCYCLES_KIND_OFFCORE: return "off-core";
-  case CPUCYCLES_KIND_SCALED: return "off-core scaled";
-  case CPUCYCLES_KIND_SYSCALL: return "system call";
-  case CPUCYCLES_KIND_OSCLOCK: return "OS clock";
-  default: return "none";
-  }
+  int counts = cpucycles_kind_counts(kind);
+  return counts == CPUCYCLES_COUNTS_CONSTANT_RATE || counts == CPUCYCLES_COUNTS_OS_CLOCK;
 }
 
-int cpucycles_kind_scaled(int kind)
+int cpucycles_kind_is_cycle_counter(int kind)
 {
-  return kind == CPUCYCLES_KIND_SCALED || kind == CPUCYCLES_KIND_OSCLOCK;
+  int counts = cpucycles_kind_counts(kind);
+  return counts == CPUCYCLES_COUNTS_CORE_CYCLES || counts == CPUCYCLES_COUNTS_CONSTANT_RATE;
 }
 
 double cpucycles_scale_for(int kind, double nominal_hz, long long persecond)

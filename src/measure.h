@@ -33,6 +33,18 @@ struct cpucycles_result {
 /* x rounded to the nearest integer, for x >= 0 (no libm needed). */
 static inline long long cpucycles_round(double x) { return (long long)(x + 0.5); }
 
+/* The rule of each kind (libcpucycles' selection, seeds/000), in one table
+ * in measure.c that every consumer asks: the probes, the selection, the
+ * unit, the harness's frequency flags, cpucycles-info (tests/t-rule.c pins
+ * it, and the README's counters table against it). */
+/* What a kind's counts are; the values are cpucycles.h's CPUCYCLES_UNIT_*
+ * (cpucycles.c checks they agree). */
+enum cpucycles_counts {
+  CPUCYCLES_COUNTS_NOTHING = 0,
+  CPUCYCLES_COUNTS_CORE_CYCLES = 1,
+  CPUCYCLES_COUNTS_CONSTANT_RATE = 2,
+  CPUCYCLES_COUNTS_OS_CLOCK = 3
+};
 /* Penalty in cycles added to a kind's measured precision. */
 long long cpucycles_kind_penalty(int kind);
 /* "on-core", "off-core", ... for people. */
@@ -40,6 +52,14 @@ const char *cpucycles_kind_name(int kind);
 /* 1 when a counter of this kind ticks at its own rate and is scaled to
  * cycles by the CPU frequency estimate (cpucycles_scale_for), else 0. */
 int cpucycles_kind_scaled(int kind);
+/* enum cpucycles_counts: what its counts are. */
+int cpucycles_kind_counts(int kind);
+/* 1 when its counts are time (a constant rate, an OS clock), so that a
+ * cycle count in them is only as steady as the CPU's frequency. */
+int cpucycles_kind_counts_time(int kind);
+/* 1 for a cycle counter (on-core, off-core, scaled, system call), 0 for an
+ * OS clock or nothing. */
+int cpucycles_kind_is_cycle_counter(int kind);
 
 /* Sets up and measures one counter, all under the fault guard.  persecond
  * is the CPU frequency estimate used to scale scaled kinds.  When

@@ -3,20 +3,38 @@
  *
  * Runs the library's full run-time selection (the code the fallback uses)
  * here and compares it with what configure chose, and checks that the
- * library's table is in configure's order, which breaks ties, and ends
- * with the last resort. */
+ * library's table is in the list's order (m4/cpucycles_counters.m4), which
+ * breaks ties, and ends with the last resort. */
 #include "cpucycles.h"
 #include "decide.h"
 #include "table.h"
 #include "tap.h"
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-static const char *const build_order[] = {
-#define X(name, available, precision, hz, kind, reason) name,
-  CPUCYCLES_BUILD_COUNTERS(X)
-#undef X
-};
-#define NBUILD ((int)(sizeof build_order / sizeof build_order[0]))
+/* The names in m4/cpucycles_counters.m4's list, in order ("  [name]," lines). */
+static char listed[64][32];
+static int nlisted;
+static int read_list(void)
+{
+  const char *srcdir = getenv("top_srcdir");
+  char path[4096], line[256], *open_, *close_;
+  FILE *f;
+  snprintf(path, sizeof path, "%s/m4/cpucycles_counters.m4", srcdir ? srcdir : ".");
+  if (!(f = fopen(path, "r"))) return 0;
+  while (fgets(line, sizeof line, f) && nlisted < 64) {
+    open_ = strrchr(line, '[');
+    close_ = open_ ? strchr(open_, ']') : 0;
+    if (!close_ || close_ - open_ - 1 >= 32 || !strchr("abcdefghijklmnopqrstuvwxyz", open_[1]))
+      continue;
+    if (!strstr(line, "],") && !strstr(line, "]])")) continue;
+    memcpy(listed[nlisted], open_ + 1, (size_t)(close_ - open_ - 1));
+    listed[nlisted++][close_ - open_ - 1] = 0;
+  }
+  fclose(f);
+  return nlisted;
+}
 
 int main(void)
 {
@@ -25,16 +43,19 @@ int main(void)
   int i, j, in_order = 1, chosen;
 
   tap_plan(4);
-  /* Every counter of the library is in configure's list, in its order. */
-  for (i = 0, j = 0; i < cpucycles_table_size; i++) {
-    while (j < NBUILD && strcmp(build_order[j], cpucycles_table[i].name) != 0) j++;
-    if (j == NBUILD) {
-      tap_diag("%s is missing or out of configure's order", cpucycles_table[i].name);
+  /* Every counter of the library is in the one list (m4/cpucycles_counters.m4,
+   * read here as the source, not as configure's output), in its order:
+   * that order breaks ties. */
+  in_order = read_list() > 0;
+  for (i = 0, j = 0; in_order && i < cpucycles_table_size; i++) {
+    while (j < nlisted && strcmp(listed[j], cpucycles_table[i].name) != 0) j++;
+    if (j == nlisted) {
+      tap_diag("%s is missing or out of m4/cpucycles_counters.m4's order", cpucycles_table[i].name);
       in_order = 0;
-      break;
     }
   }
-  tap_ok(in_order, "the library's counters are in configure's order");
+  tap_ok(in_order, "the library's counters are in m4/cpucycles_counters.m4's order (%d listed)",
+         nlisted);
   /* The choice falls back on the last counter: it must be the last resort
    * (the list in m4/cpucycles_counters.m4 keeps it last). */
   tap_ok(cpucycles_table[cpucycles_table_size - 1].kind == CPUCYCLES_KIND_NONE,
