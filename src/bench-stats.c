@@ -3,7 +3,7 @@
  * a sort and a few sums on the caller's array, nothing allocated. */
 #include "bench.h"
 #include <errno.h>
-#include <math.h>
+#include "sqrt.h"
 
 #define DRIFT_SHARE 0.05  /* the halves' medians may differ by 5% */
 #define SPREAD_SHARE 0.10 /* the middle half may span 10% of the median */
@@ -70,7 +70,7 @@ double cpucycles_trimmed_mean_error(const long long *a, long long n, long long c
     ss += v * v;
   }
   kept = (double)(n - 2 * cut) / (double)n;
-  return sqrt(ss / (double)(n - 1)) / (kept * sqrt((double)n));
+  return cpucycles_sqrt(ss / (double)(n - 1)) / (kept * cpucycles_sqrt((double)n));
 }
 
 int cpucycles_bench_statistics(long long *samples, long long n, long long precision,

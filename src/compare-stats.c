@@ -6,7 +6,7 @@
  * whatever the number of pairs. */
 #include "compare.h"
 #include <errno.h>
-#include <math.h>
+#include "sqrt.h"
 
 #define TRIM (COMPARE_BLOCK / 5) /* pairs dropped at each end of a block */
 
@@ -80,7 +80,7 @@ int cpucycles_compare_finish(const struct cpucycles_compare_acc *acc, long long 
 {
   double a = acc->mean_a, d = acc->mean_d, error, half, k = (double)calls;
   if (acc->blocks < 2 || calls < 1) return -1;
-  error = sqrt(acc->m2_d / (double)(acc->blocks - 1) / (double)acc->blocks);
+  error = cpucycles_sqrt(acc->m2_d / (double)(acc->blocks - 1) / (double)acc->blocks);
   half = t99(acc->blocks - 1) * error;
   r->pairs = acc->blocks * COMPARE_BLOCK;
   r->blocks = acc->blocks;

@@ -27,7 +27,7 @@
 #include "cpucycles/readfile.h"
 #include "info-abi.h"
 #include <errno.h>
-#include <math.h>
+#include "sqrt.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -348,7 +348,7 @@ static int load_saved(const char *path, struct saved *r)
 static int compare_saved(const char *old_path, const char *new_path, double tolerance)
 {
   struct saved old, new;
-  double ratio, error, low, high;
+  double ratio, error, low, high, rel_old, rel_new;
   const char *verdict = "indistinguishable";
   int status = 0;
   if (load_saved(old_path, &old) != 0 || load_saved(new_path, &new) != 0) return 2;
@@ -357,7 +357,8 @@ static int compare_saved(const char *old_path, const char *new_path, double tole
             old.counter, old.host, new.counter, new.host);
   ratio = new.cycles / old.cycles;
   /* the delta method: relative errors add in quadrature */
-  error = ratio * sqrt(pow(old.error / old.cycles, 2) + pow(new.error / new.cycles, 2));
+  rel_old = old.error / old.cycles, rel_new = new.error / new.cycles;
+  error = ratio * cpucycles_sqrt(rel_old * rel_old + rel_new * rel_new);
   low = ratio - Z99 * error, high = ratio + Z99 * error;
   if (low > 1 + tolerance / 100) verdict = "NEW slower", status = 1;
   if (high < 1 - tolerance / 100) verdict = "NEW faster";

@@ -255,7 +255,7 @@ run_target() {
       rerun=" (re-ran after a hang under the emulator: $hung)"
     fi
     # shellcheck disable=SC2086
-    (cd "$dir" && timeout 60 $check_runner ./cpucycles-info) >"$dir/info.txt" 2>&1 ||
+    (cd "$dir" && timeout 60 ./libtool --mode=execute $check_runner ./cpucycles-info) >"$dir/info.txt" 2>&1 ||
       status="cpucycles-info failed"
   fi
   config=$dir/include/cpucycles-config.h

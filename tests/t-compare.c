@@ -6,10 +6,10 @@
  * the pair, batching, exclusions, errors); results as JSON and CSV. */
 #include "bench.h"
 #include "format.h"
+#include "sqrt.h"
 #include "tap.h"
 #include <errno.h>
 #include <locale.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +19,8 @@
 #define TRIALS 100
 
 static unsigned long long seed;
+
+static double absolute(double x) { return x < 0 ? -x : x; }
 
 static double uniform(void) /* [0, 1) */
 {
@@ -72,7 +74,7 @@ static void trials(const struct scenario *s, int verdicts[3], int *covered, doub
     if (cpucycles_compare_statistics(a_runs, b_runs, PAIRS, 1, STEP, &r) != 0) continue;
     verdicts[r.verdict]++;
     if (r.ratio_low <= truth && truth <= r.ratio_high) ++*covered;
-    if (fabs(r.ratio - truth) > *worst) *worst = fabs(r.ratio - truth);
+    if (absolute(r.ratio - truth) > *worst) *worst = absolute(r.ratio - truth);
   }
 }
 
@@ -175,7 +177,7 @@ static void fake_runs(void)
   o.pairs = 1000;
   rc = cpucycles_bench_compare_with(&fake, 0, fake_a, 0, fake_b, 0, &o, &r);
   tap_ok(rc == 0 && r.calls == 32 && r.overhead == FAKE_READ && r.precision == FAKE_READ &&
-             fabs(r.a - 100) < 1e-9 && fabs(r.b - 101) < 1e-9 && fabs(r.ratio - 1.01) < 1e-9 &&
+             absolute(r.a - 100) < 1e-9 && absolute(r.b - 101) < 1e-9 && absolute(r.ratio - 1.01) < 1e-9 &&
              r.verdict == CPUCYCLES_COMPARE_B_SLOWER && r.pairs == 1000 && r.disturbed == 0 &&
              (r.flags & CPUCYCLES_BENCH_SUBTRACTED) && !(r.flags & CPUCYCLES_BENCH_BELOW_RESOLUTION),
          "fake counter, 1000 pairs: 32 calls a run (64 steps of 30), a 100 b 101 a call, ratio "
@@ -187,7 +189,7 @@ static void fake_runs(void)
   calls_made = 0, switch_at = 20000;
   rc = cpucycles_bench_compare_with(&fake, 0, fake_a, 0, fake_b, 0, &o, &r);
   tap_ok(rc == 0 && (r.flags & CPUCYCLES_BENCH_SWITCHED) && r.disturbed >= 1 && r.disturbed <= 64 &&
-             r.pairs == 950 && fabs(r.ratio - 1.01) < 1e-9,
+             r.pairs == 950 && absolute(r.ratio - 1.01) < 1e-9,
          "a context switch excludes its group of pairs (%lld), the rest are kept in whole blocks "
          "(%lld)", r.disturbed, r.pairs);
   switch_at = -1;
@@ -196,7 +198,7 @@ static void fake_runs(void)
   o.pairs = 500;
   rc = cpucycles_bench_compare_with(&fake, 0, fake_a, 0, fake_b, 0, &o, &r);
   tap_ok(rc == 0 && r.calls == 1 && (r.flags & CPUCYCLES_BENCH_BELOW_RESOLUTION) &&
-             fabs(r.ratio - 1.01) < 1e-9,
+             absolute(r.ratio - 1.01) < 1e-9,
          "calls 1 as asked: 100 ticks is under 8 steps, flagged below the resolution");
 
   memset(&o, 0, sizeof o);
@@ -287,9 +289,25 @@ static void formats(void)
   }
 }
 
+/* the library's square root (no libm) */
+static void square_root(void)
+{
+  double x[] = {2, 1e-6, 0.25, 1e18, 123456789.0}, worst = 0, r;
+  int i;
+  for (i = 0; i < 5; i++) {
+    r = cpucycles_sqrt(x[i]);
+    if (absolute(r * r - x[i]) / x[i] > worst) worst = absolute(r * r - x[i]) / x[i];
+  }
+  tap_ok(worst < 1e-15 && cpucycles_sqrt(0) == 0 && cpucycles_sqrt(-1) == 0 &&
+             cpucycles_sqrt(4) == 2,
+         "cpucycles_sqrt: relative error of r*r %g on 2, 1e-6, 0.25, 1e18, 123456789; 0 for 0 "
+         "and below", worst);
+}
+
 int main(void)
 {
-  tap_plan(25);
+  tap_plan(26);
+  square_root();
   statistics();
   fake_runs();
   formats();

@@ -11,7 +11,12 @@
 # runner when there is one.
 set -u
 . "$top_srcdir/tests/tap.sh"
-info="${CPUCYCLES_PROBE_RUNNER:-} $top_builddir/cpucycles-info"
+# cpucycles-info links libcpucycles: uninstalled, in a shared build, it is
+# a libtool wrapper script, which a runner's guest cannot execute (no
+# /bin/bash there, or an emulator that runs only binaries).  libtool's
+# execute mode runs the real program with the library path, through the
+# runner.
+info="$top_builddir/libtool --mode=execute ${CPUCYCLES_PROBE_RUNNER:-} $top_builddir/cpucycles-info"
 out=$(mktemp "${TMPDIR:-/tmp}/cpucycles-info.XXXXXX") || exit 1
 err=$out.err
 trap 'rm -f "$out" "$err" "$out.text"' EXIT
