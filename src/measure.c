@@ -61,28 +61,48 @@ int cpucycles_kind_is_cycle_counter(int kind)
   return counts == CPUCYCLES_COUNTS_CORE_CYCLES || counts == CPUCYCLES_COUNTS_CONSTANT_RATE;
 }
 
-double cpucycles_scale_for(int kind, double nominal_hz, long long persecond)
+int cpucycles_steady_multiple(const double *cycles_per_tick, int n)
 {
-  double ratio;
-  int den;
-  if (!cpucycles_kind_scaled(kind)) return 1;
-  if (nominal_hz <= 0) return 0;
-  ratio = (double)persecond / nominal_hz;
-  /* OS clocks have a fixed resolution and are always kept. */
-  if (kind == CPUCYCLES_KIND_OSCLOCK) return ratio;
-  /* An off-core clock is kept only when the CPU frequency is within 1% of
-   * a multiple of its rate over a power-of-two denominator (seeds/000):
-   * otherwise the frequency estimate is not trusted to turn its ticks into
-   * cycles.  The denominator goes up to 256 because real machines need it:
-   * an IBM z15 runs at 5.2 GHz = 325/256 of its 4.096 GHz TOD clock.  So in
-   * practice this throws away clocks much faster than the CPU (ratio below
-   * about 0.2).  The scale itself is the exact ratio: rounding it to the
-   * multiple would add up to 1% of error to every count. */
-  for (den = 1; den <= 256; den *= 2) {
-    double multiple = (double)cpucycles_round(ratio * den), off = ratio * den - multiple;
-    if (multiple >= 1 && off <= 0.01 * multiple && -off <= 0.01 * multiple) return ratio;
+  int den, i;
+  if (n < 1) return 0;
+  for (den = 1; den <= 1024; den *= 2) {
+    double k = (double)cpucycles_round(cycles_per_tick[0] * den);
+    if (k < 1) continue;
+    for (i = 0; i < n; i++) {
+      double off = cycles_per_tick[i] * den - k;
+      if (off > 0.2 || off < -0.2) break;
+    }
+    if (i == n) return den;
   }
   return 0;
+}
+
+double cpucycles_scale_for(int kind, double nominal_hz, long long persecond,
+                           const double *timed_hz, int n)
+{
+  double estimates[1 + CPUCYCLES_RATE_TIMINGS];
+  int i;
+  if (!cpucycles_kind_scaled(kind)) return 1;
+  if (nominal_hz <= 0 || persecond <= 0) return 0;
+  estimates[0] = (double)persecond / nominal_hz;
+  /* OS clocks have a fixed resolution and are always kept. */
+  if (kind == CPUCYCLES_KIND_OSCLOCK) return estimates[0];
+  /* An off-core clock is kept only when the CPU frequency is a steady
+   * multiple of its rate, over a power-of-two denominator: the rate it
+   * states and each timing of it must agree on the same k/d (seeds/000).
+   * The denominator goes up to 1024 because real machines need it (an IBM
+   * z15 runs at 5.2 GHz, 325/256 of its 4.096 GHz TOD clock); what says no
+   * is the timings, each good to about 10^-4: a counter that does not
+   * tick at the rate it states, or not steadily, or whose rate is not a
+   * ratio k/d of the CPU frequency with d small enough for the timings to
+   * pin k, is thrown away.  The scale is the stated ratio, exact: the
+   * timings only check it, and rounding it to k/d would add their error. */
+  if (n > CPUCYCLES_RATE_TIMINGS) n = CPUCYCLES_RATE_TIMINGS;
+  for (i = 0; i < n; i++) {
+    if (timed_hz[i] <= 0) return 0;
+    estimates[1 + i] = (double)persecond / timed_hz[i];
+  }
+  return cpucycles_steady_multiple(estimates, 1 + n) ? estimates[0] : 0;
 }
 
 /* Everything measured about one counter inside ONE guarded region (each
@@ -94,6 +114,8 @@ struct cpucycles_trial {
   int reads;
   struct cpucycles_setup s;
   int setup_status;          /* 0 ok; -1 failed (s.reason) */
+  int time_rate;             /* 1: time a scaled counter's rate to check it */
+  double timed_hz[CPUCYCLES_RATE_TIMINGS];
   double scale;              /* cycles per tick, 0 when not kept */
   long long smallest_step;   /* smallest nonzero difference, or 0 */
   int decreased, tries;
@@ -120,9 +142,13 @@ static void cpucycles_run_trial(void *arg)
 {
   struct cpucycles_trial *t = arg;
   if (t->c->setup) {
+    int timings = 0;
     t->setup_status = t->c->setup(&t->s);
     if (t->setup_status != 0) return;
-    t->scale = cpucycles_scale_for(t->c->kind, t->s.nominal_hz, t->persecond);
+    if (t->time_rate && t->c->kind == CPUCYCLES_KIND_SCALED)
+      for (; timings < CPUCYCLES_RATE_TIMINGS; timings++)
+        t->timed_hz[timings] = cpucycles_tickrate_measure_over(t->c->read, CPUCYCLES_RATE_TIMING_NS);
+    t->scale = cpucycles_scale_for(t->c->kind, t->s.nominal_hz, t->persecond, t->timed_hz, timings);
     if (t->scale <= 0) return;
   }
   for (t->tries = 0; t->tries < CPUCYCLES_TRIES; t->tries++) {
@@ -174,7 +200,9 @@ static int cpucycles_measure_in_guard(struct cpucycles_trial *t, struct cpucycle
     return 0;
   }
   if (t->scale <= 0) {
-    r->reason = "CPU frequency is not near a multiple of the counter's rate";
+    r->reason = t->s.nominal_hz > 0 && t->persecond > 0
+                    ? "CPU frequency is not a steady multiple k/2^j (j <= 10) of the counter's rate"
+                    : "CPU frequency or counter rate unknown";
     return 0;
   }
   if (t->tries == CPUCYCLES_TRIES) {
@@ -189,8 +217,9 @@ static int cpucycles_measure_in_guard(struct cpucycles_trial *t, struct cpucycle
 }
 
 static void cpucycles_trial_init(struct cpucycles_trial *t, const struct cpucycles_counter *c,
-                                 long long persecond, int reads)
+                                 long long persecond, int reads, int time_rate)
 {
+  int i;
   t->c = c;
   t->persecond = persecond;
   t->reads = reads;
@@ -198,6 +227,8 @@ static void cpucycles_trial_init(struct cpucycles_trial *t, const struct cpucycl
   t->s.reason = 0;
   t->s.nominal_hz = 0;
   t->setup_status = -1;
+  t->time_rate = time_rate;
+  for (i = 0; i < CPUCYCLES_RATE_TIMINGS; i++) t->timed_hz[i] = 0;
   t->scale = 0;
   t->smallest_step = 0;
   t->decreased = 0;
@@ -217,8 +248,9 @@ static void cpucycles_time_counter(void *arg)
   tm->hz = cpucycles_tickrate_measure(tm->c->read);
 }
 
-int cpucycles_measure_reads(const struct cpucycles_counter *c, long long persecond,
-                            int measure_hz, int reads, struct cpucycles_result *r)
+static int cpucycles_measure_with(const struct cpucycles_counter *c, long long persecond,
+                                  int measure_hz, int reads, int time_rate,
+                                  struct cpucycles_result *r)
 {
   struct cpucycles_trial t;
   struct cpucycles_timing tm;
@@ -234,7 +266,7 @@ int cpucycles_measure_reads(const struct cpucycles_counter *c, long long perseco
     r->reason = "never increases (last resort)";
     return 0;
   }
-  cpucycles_trial_init(&t, c, persecond, reads);
+  cpucycles_trial_init(&t, c, persecond, reads, time_rate);
   if (!cpucycles_measure_in_guard(&t, r)) return 0;
   if (measure_hz) {
     tm.c = c;
@@ -250,10 +282,17 @@ int cpucycles_measure_reads(const struct cpucycles_counter *c, long long perseco
   return 1;
 }
 
+/* The recheck: configure timed the rate and chose this scale already. */
+int cpucycles_measure_reads(const struct cpucycles_counter *c, long long persecond,
+                            int measure_hz, int reads, struct cpucycles_result *r)
+{
+  return cpucycles_measure_with(c, persecond, measure_hz, reads, 0, r);
+}
+
 int cpucycles_measure(const struct cpucycles_counter *c, long long persecond,
                       int measure_hz, struct cpucycles_result *r)
 {
-  return cpucycles_measure_reads(c, persecond, measure_hz, CPUCYCLES_READS_PER_TRY, r);
+  return cpucycles_measure_with(c, persecond, measure_hz, CPUCYCLES_READS_PER_TRY, 1, r);
 }
 
 int cpucycles_choose(const struct cpucycles_result *results, int n)

@@ -62,20 +62,39 @@ int cpucycles_kind_counts_time(int kind);
 int cpucycles_kind_is_cycle_counter(int kind);
 
 /* Sets up and measures one counter, all under the fault guard.  persecond
- * is the CPU frequency estimate used to scale scaled kinds.  When
+ * is the CPU frequency estimate used to scale scaled kinds, whose rate is
+ * timed CPUCYCLES_RATE_TIMINGS times to check the scale.  When
  * measure_hz is nonzero, also times the counter against CLOCK_MONOTONIC
  * over 10 ms.  Returns r->available. */
 int cpucycles_measure(const struct cpucycles_counter *c, long long persecond,
                       int measure_hz, struct cpucycles_result *r);
 
 /* cpucycles_measure with `reads` reads per try instead of libcpucycles'
- * 1000: the first call's recheck of a counter configure measured. */
+ * 1000, and without timing the rate: the first call's recheck of a
+ * counter configure measured. */
 int cpucycles_measure_reads(const struct cpucycles_counter *c, long long persecond,
                             int measure_hz, int reads, struct cpucycles_result *r);
 
-/* Cycles per tick for a counter of this kind and nominal rate, or 0 when
- * the CPU frequency is not near a multiple of the rate (scaled kind). */
-double cpucycles_scale_for(int kind, double nominal_hz, long long persecond);
+/* How many times a scaled counter's rate is timed for its check, and over
+ * how long each (configure's probes and a run-time selection; the first
+ * call's recheck of configure's choice does not time it). */
+#define CPUCYCLES_RATE_TIMINGS 3
+#define CPUCYCLES_RATE_TIMING_NS 5000000LL
+
+/* Cycles per tick for a counter of this kind, or 0 when it is thrown away.
+ * Unscaled kinds: 1.  OS clocks: persecond / nominal_hz, always kept.
+ * Scaled kinds: persecond / nominal_hz, kept only when that and the n
+ * estimates from timed_hz (its rate timed n times, ticks per second) are
+ * one steady multiple (cpucycles_steady_multiple). */
+double cpucycles_scale_for(int kind, double nominal_hz, long long persecond,
+                           const double *timed_hz, int n);
+
+/* Seeds/000's test of a scaled counter, libcpucycles' way: the smallest
+ * denominator d = 1, 2, 4, ..., 1024 at which every one of the n estimates
+ * of cycles per tick, times d, is within 0.2 of the same whole number
+ * k >= 1 (the CPU frequency is k/d times the counter's rate); 0 when there
+ * is none. */
+int cpucycles_steady_multiple(const double *cycles_per_tick, int n);
 
 /* Index of the counter to use among n measured ones: the available one of
  * smallest precision, the earlier one on a tie; the last entry (which is

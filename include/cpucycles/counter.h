@@ -58,7 +58,7 @@ enum cpucycles_kind {
   CPUCYCLES_KIND_OFFCORE = 2, /* off-core clock read as cycles (TSC): +100 */
   CPUCYCLES_KIND_SCALED = 3,  /* off-core clock at a known rate, scaled to
                                  cycles; kept only if the CPU frequency is
-                                 near a multiple of that rate: +100 */
+                                 a steady k/2^j times that rate: +100 */
   CPUCYCLES_KIND_SYSCALL = 4, /* cycles counted by the kernel, read through a
                                  system call: +100 */
   CPUCYCLES_KIND_OSCLOCK = 5, /* fixed-resolution OS clock, scaled: +200 */

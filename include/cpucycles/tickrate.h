@@ -5,9 +5,9 @@
  * /proc/cpuinfo), or, when it does not say, by timing the counter against
  * CLOCK_MONOTONIC.
  *
- * A timed rate is only as good as 10 ms of CLOCK_MONOTONIC (a few 1e-4),
- * which is plenty for the selection: a scaled counter is kept only when the
- * CPU frequency is within 1% of a multiple of its rate. */
+ * A timed rate is only as good as its window of CLOCK_MONOTONIC (a few
+ * 1e-4 over 10 ms on a busy machine); the selection times a scaled counter
+ * three more times to check its rate (cpucycles_scale_for in measure.c). */
 #ifndef CPUCYCLES_TICKRATE_H
 #define CPUCYCLES_TICKRATE_H
 #include "counter.h"
@@ -83,24 +83,32 @@ static inline int cpucycles_tickrate_sample(long long (*read)(void), long long *
 }
 #endif
 
-/* Ticks per second of read(), timed over 10 ms of CLOCK_MONOTONIC, or 0
- * when there is no such clock or the counter did not move.  Good to a few
- * parts in 10^4 on a busy machine (the brackets' width over 10 ms). */
-static inline double cpucycles_tickrate_measure(long long (*read)(void))
+/* Ticks per second of read(), timed over window_ns of CLOCK_MONOTONIC, or
+ * 0 when there is no such clock or the counter did not move.  Good to a
+ * few parts in 10^5 natively and 10^4 on a busy machine or an emulator
+ * (the brackets' width over 10 ms). */
+static inline double cpucycles_tickrate_measure_over(long long (*read)(void), long long window_ns)
 {
 #if defined(CLOCK_MONOTONIC)
   long long ns0 = 0, ns1 = 0, ticks0 = 0, ticks1 = 0, now = 0, t;
   if (cpucycles_tickrate_sample(read, &ns0, &ticks0) != 0) return 0;
   do {
     if (cpucycles_tickrate_sample(read, &now, &t) != 0) return 0;
-  } while (now - ns0 < 10000000LL);
+  } while (now - ns0 < window_ns);
   if (cpucycles_tickrate_sample(read, &ns1, &ticks1) != 0) return 0;
   if (ticks1 <= ticks0 || ns1 <= ns0) return 0;
   return (double)(ticks1 - ticks0) * 1e9 / (double)(ns1 - ns0);
 #else
   (void)read;
+  (void)window_ns;
   return 0;
 #endif
+}
+
+/* The same over 10 ms. */
+static inline double cpucycles_tickrate_measure(long long (*read)(void))
+{
+  return cpucycles_tickrate_measure_over(read, 10000000LL);
 }
 
 /* The whole setup of a scaled counter whose rate the OS may state: uses
