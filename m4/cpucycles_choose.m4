@@ -25,6 +25,18 @@
 
 AC_DEFUN([CPUCYCLES_CHOOSE], [
 AC_REQUIRE([CPUCYCLES_HOST_FINGERPRINT])
+_CPUCYCLES_CHOOSE_OPTIONS
+_CPUCYCLES_CHOOSE_COUNTER
+_CPUCYCLES_CHOOSE_INLINE
+_CPUCYCLES_CHOOSE_RECORD
+])
+
+# _CPUCYCLES_CHOOSE_OPTIONS
+# -------------------------
+# --with-counter (libcpucycles' names mapped to this list's, the name
+# checked before anything else) and --disable-inline, and the combinations
+# with --enable-portable that ask for two things at once.
+AC_DEFUN([_CPUCYCLES_CHOOSE_OPTIONS], [
 AC_ARG_WITH([counter],
   [AS_HELP_STRING([--with-counter=NAME],
     [use counter NAME instead of the best one found (e.g. amd64-tscp;
@@ -36,20 +48,6 @@ AC_ARG_ENABLE([inline],
   [AS_CASE([$enableval], [yes|no], [],
      [AC_MSG_ERROR([--enable-inline takes yes or no, not '$enableval'])])],
   [enable_inline=yes])
-
-# What the probes said, in order, for probes/choose.c.
-rm -f conftest.in
-cpucycles_any_probe_ran=no
-for cpucycles_name in $cpucycles_for_target; do
-  cpucycles_id=`AS_ECHO(["$cpucycles_name"]) | tr - _`
-  eval "cpucycles_result=\$cpucycles_cv_counter_$cpucycles_id"
-  cpucycles_precision=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [precision])
-  AS_CASE([$cpucycles_result], [yes*], [], [cpucycles_precision=])
-  AS_CASE([$cpucycles_precision], [""|*[[!0-9]]*], [cpucycles_precision=no])
-  AS_CASE([$cpucycles_result], [yes*|no*], [cpucycles_any_probe_ran=yes])
-  AS_ECHO(["$cpucycles_name $cpucycles_precision"]) >> conftest.in
-done
-mv conftest.in cpucycles-probes.txt
 
 dnl libcpucycles 20260105's names for counters this list has under its own:
 dnl amd64-pmcff (RDPMC of fixed counter 1) and amd64-perfpmcff (the same
@@ -76,11 +74,30 @@ AS_IF([test "x$with_counter" != xauto && test "x$enable_portable" = xyes],
 AS_IF([test "x$with_counter" != xauto && test "x$enable_inline" = xno],
   [AC_MSG_ERROR([--with-counter=$with_counter asks for an inlined counter, --disable-inline for none: use one or the other])])
 
+])
+
+# _CPUCYCLES_CHOOSE_COUNTER
+# -------------------------
+# Sets cpucycles_chosen (empty: none) and cpucycles_how: the counter named
+# by --with-counter, else probes/choose.c's pick from the probes' results.
+AC_DEFUN([_CPUCYCLES_CHOOSE_COUNTER], [
+# What the probes said, in order, for probes/choose.c.
+rm -f conftest.in
+cpucycles_any_probe_ran=no
+for cpucycles_name in $cpucycles_for_target; do
+  _CPUCYCLES_RESULT_OF([$cpucycles_name])
+  cpucycles_precision=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [precision])
+  AS_CASE([$cpucycles_result], [yes*], [], [cpucycles_precision=])
+  AS_CASE([$cpucycles_precision], [""|*[[!0-9]]*], [cpucycles_precision=no])
+  AS_CASE([$cpucycles_result], [yes*|no*], [cpucycles_any_probe_ran=yes])
+  AS_ECHO(["$cpucycles_name $cpucycles_precision"]) >> conftest.in
+done
+mv conftest.in cpucycles-probes.txt
+
 AC_MSG_CHECKING([which counter to use])
 cpucycles_chosen=
 AS_IF([test "x$with_counter" != xauto],
-  [cpucycles_id=`AS_ECHO(["$with_counter"]) | tr - _`
-   eval "cpucycles_result=\$cpucycles_cv_counter_$cpucycles_id"
+  [_CPUCYCLES_RESULT_OF([$with_counter])
    AS_CASE([$cpucycles_result],
      [yes*], [],
      [unknown*], [AC_MSG_WARN([--with-counter=$with_counter: not probed (cross-compiling); the run-time check decides])],
@@ -102,12 +119,18 @@ AS_IF([test "x$with_counter" != xauto],
         [AC_MSG_FAILURE([the choice program (probes/choose.c) printed '$cpucycles_chosen', not one of:$cpucycles_for_target])])])
    cpucycles_how="best precision"])
 
-# What the chosen counter's probe printed: whether cpucycles() can inline
-# it, whether it is scaled, its figures (empty when it was not probed).
+])
+
+# _CPUCYCLES_CHOOSE_INLINE
+# ------------------------
+# Whether cpucycles() inlines the chosen counter, and the header lines
+# and installed counter files that do it.  Sets cpucycles_result to the
+# chosen counter's probe result (empty when it was not probed).
+AC_DEFUN([_CPUCYCLES_CHOOSE_INLINE], [
 cpucycles_result=
-cpucycles_chosen_id=`AS_ECHO(["$cpucycles_chosen"]) | tr - _`
-cpucycles_chosen_uid=`AS_ECHO(["$cpucycles_chosen_id"]) | tr a-z A-Z`
-AS_IF([test -n "$cpucycles_chosen"], [eval "cpucycles_result=\$cpucycles_cv_counter_$cpucycles_chosen_id"])
+cpucycles_chosen_id=AS_TR_SH([$cpucycles_chosen])
+cpucycles_chosen_uid=AS_TR_CPP([$cpucycles_chosen])
+AS_IF([test -n "$cpucycles_chosen"], [_CPUCYCLES_RESULT_OF([$cpucycles_chosen])])
 cpucycles_inline=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [inline])
 cpucycles_scaled=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [scaled])
 
@@ -159,6 +182,18 @@ AS_IF([test "$CPUCYCLES_BUILD_CHOICE" = 1 && test "x$cpucycles_inline" = x1],
    done
    rm -f conftest.c])
 AC_SUBST([CPUCYCLES_INLINE_FILES])
+AC_SUBST([CPUCYCLES_CHOSEN])
+AC_SUBST([CPUCYCLES_INLINE_INCLUDE])
+AC_SUBST([CPUCYCLES_INLINE_READ])
+AC_SUBST([CPUCYCLES_BUILD_CHOICE])
+AC_SUBST([CPUCYCLES_INLINE_ID])
+])
+
+# _CPUCYCLES_CHOOSE_RECORD
+# ------------------------
+# The chosen counter's figures (from cpucycles_result), the fingerprint,
+# and the table of every probe's result, for the header.
+AC_DEFUN([_CPUCYCLES_CHOOSE_RECORD], [
 CPUCYCLES_BUILD_PRECISION=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [precision])
 CPUCYCLES_INLINE_SCALE=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [scale])
 cpucycles_hz=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [hz])
@@ -175,8 +210,7 @@ CPUCYCLES_BUILD_FINGERPRINT=$cpucycles_cv_fingerprint
 cpucycles_table=cpucycles-table.h
 : > $cpucycles_table
 for cpucycles_name in $cpucycles_for_target; do
-  cpucycles_id=`AS_ECHO(["$cpucycles_name"]) | tr - _`
-  eval "cpucycles_result=\$cpucycles_cv_counter_$cpucycles_id"
+  _CPUCYCLES_RESULT_OF([$cpucycles_name])
   AS_CASE([$cpucycles_result],
     [yes*],
     [AS_ECHO(["  X(\"$cpucycles_name\", 1, CPUCYCLES_RESULT_FIELD([$cpucycles_result], [precision]), CPUCYCLES_RESULT_FIELD([$cpucycles_result], [hz]), CPUCYCLES_RESULT_FIELD([$cpucycles_result], [kind]), \"\") \\"])],
@@ -188,12 +222,6 @@ for cpucycles_name in $cpucycles_for_target; do
 done >> $cpucycles_table
 AS_ECHO(["  /* end of table */"]) >> $cpucycles_table
 AC_SUBST_FILE([cpucycles_table])
-
-AC_SUBST([CPUCYCLES_CHOSEN])
-AC_SUBST([CPUCYCLES_INLINE_INCLUDE])
-AC_SUBST([CPUCYCLES_INLINE_READ])
-AC_SUBST([CPUCYCLES_BUILD_CHOICE])
-AC_SUBST([CPUCYCLES_INLINE_ID])
 AC_SUBST([CPUCYCLES_BUILD_PRECISION])
 AC_SUBST([CPUCYCLES_INLINE_SCALE])
 AC_SUBST([CPUCYCLES_INLINE_SCALED])

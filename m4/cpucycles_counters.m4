@@ -55,7 +55,7 @@ AC_SUBST([CPUCYCLES_COUNTER_FILES],
 # A counter whose file never defines its CPUCYCLES_HAVE_<ID> (a misspelt
 # macro, say) would be "not for this target" on every target, silently.
 for cpucycles_name in m4_map_args_sep([], [], [ ], CPUCYCLES_COUNTERS); do
-  cpucycles_uid=`AS_ECHO(["$cpucycles_name"]) | tr a-z- A-Z_`
+  cpucycles_uid=AS_TR_CPP([$cpucycles_name])
   grep "^#define CPUCYCLES_HAVE_$cpucycles_uid 1" "$srcdir/include/cpucycles/$cpucycles_name.h" \
     >/dev/null 2>&1 ||
     AC_MSG_WARN([include/cpucycles/$cpucycles_name.h never defines CPUCYCLES_HAVE_$cpucycles_uid to 1: that counter is "not for this target" on every target])
@@ -85,8 +85,8 @@ cpucycles_counters_h=src/cpucycles-counters.h
 #define CPUCYCLES_COUNTERS_H
 _CPUCYCLES_EOF
   for cpucycles_name in $cpucycles_for_target; do
-    cpucycles_id=`AS_ECHO(["$cpucycles_name"]) | tr - _`
-    cpucycles_uid=`AS_ECHO(["$cpucycles_id"]) | tr a-z A-Z`
+    cpucycles_id=AS_TR_SH([$cpucycles_name])
+    cpucycles_uid=AS_TR_CPP([$cpucycles_name])
     cat <<_CPUCYCLES_EOF
 
 #include "cpucycles/$cpucycles_name.h"
@@ -102,7 +102,7 @@ _CPUCYCLES_EOF
   AS_ECHO([""])
   AS_ECHO(["#define CPUCYCLES_COUNTERS(X) \\"])
   for cpucycles_name in $cpucycles_for_target; do
-    cpucycles_uid=`AS_ECHO(["$cpucycles_name"]) | tr a-z- A-Z_`
+    cpucycles_uid=AS_TR_CPP([$cpucycles_name])
     AS_ECHO(["  CPUCYCLES_COUNTER_$cpucycles_uid(X) \\"])
   done
   AS_ECHO(["  /* end of the counters */"])

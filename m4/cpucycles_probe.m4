@@ -69,10 +69,10 @@ AC_ARG_ENABLE([portable],
   [AS_CASE([$enableval], [yes|no], [],
      [AC_MSG_ERROR([--enable-portable takes yes or no, not '$enableval'])])],
   [enable_portable=no])
-cpucycles_not_run="cross-compiling, so not run"
+cpucycles_not_run="compiles; cross-compiling, so not run"
 AS_IF([test "x$enable_portable" = xyes],
   [cpucycles_can_run=no
-   cpucycles_not_run="portable build (--enable-portable), so not run"
+   cpucycles_not_run="portable build (--enable-portable): not compiled, not run"
    AC_MSG_RESULT([not at all: --enable-portable records nothing of this machine])],
   [test -n "$cpucycles_probe_runner"],
   [cpucycles_can_run=yes
@@ -119,11 +119,13 @@ AC_REQUIRE([CPUCYCLES_SET_PROBE_RUNNER])
 cpucycles_save_CPPFLAGS=$CPPFLAGS
 CPPFLAGS="$CPPFLAGS -I$srcdir/include -I$srcdir/src -I$srcdir"
 rm -f conftest.out
-AC_LINK_IFELSE([$1],
-  [AS_IF([test "$cpucycles_can_run" = yes],
-    [_CPUCYCLES_RUN_PROGRAM([./conftest$ac_exeext], [$2], [$3])],
-    [$5])],
-  [$4])
+dnl A portable build runs no probe, so compiles none.
+AS_IF([test "x$enable_portable" = xyes], [$5],
+  [AC_LINK_IFELSE([$1],
+    [AS_IF([test "$cpucycles_can_run" = yes],
+      [_CPUCYCLES_RUN_PROGRAM([./conftest$ac_exeext], [$2], [$3])],
+      [$5])],
+    [$4])])
 CPPFLAGS=$cpucycles_save_CPPFLAGS
 ])
 
@@ -151,16 +153,15 @@ cpucycles_target_list=
 cpucycles_probe_all=
 cpucycles_todo=
 for cpucycles_name in m4_map_args_sep([], [], [ ], CPUCYCLES_COUNTERS); do
-  cpucycles_id=`AS_ECHO(["$cpucycles_name"]) | tr - _`
-  eval "cpucycles_preset=\${cpucycles_cv_counter_$cpucycles_id+set}"
-  test "x$cpucycles_preset" = xset || cpucycles_todo="$cpucycles_todo $cpucycles_name"
+  AS_VAR_SET_IF([cpucycles_cv_counter_]AS_TR_SH([$cpucycles_name]), [],
+    [cpucycles_todo="$cpucycles_todo $cpucycles_name"])
 done
 AS_IF([test -n "$cpucycles_todo"], [
   dnl Which of them are for this target: one preprocessing of all their
   dnl files, each marking itself when it defines CPUCYCLES_HAVE_<ID>.  If
   dnl that fails, each counter is checked alone (CPUCYCLES_PROBE).
   for cpucycles_name in $cpucycles_todo; do
-    cpucycles_uid=`AS_ECHO(["$cpucycles_name"]) | tr a-z- A-Z_`
+    cpucycles_uid=AS_TR_CPP([$cpucycles_name])
     AS_ECHO(["@%:@include \"cpucycles/$cpucycles_name.h\""])
     AS_ECHO(["@%:@ifdef CPUCYCLES_HAVE_$cpucycles_uid"])
     AS_ECHO(["cpucycles_probe_for_target $cpucycles_name"])
@@ -174,14 +175,16 @@ AS_IF([test -n "$cpucycles_todo"], [
      cpucycles_target_list=" $cpucycles_target_list"])
   CPPFLAGS=$cpucycles_save_CPPFLAGS
   _AS_ECHO_LOG([counters for this target, to probe:$cpucycles_target_list (known: $cpucycles_target_known)])
-  dnl One program for them all; if it does not compile, one each.
-  AS_IF([test $cpucycles_target_known = yes && test "x$cpucycles_target_list" != "x "], [
+  dnl One program for them all; if it does not compile, one each.  None
+  dnl for a portable build, which runs no probe.
+  AS_IF([test $cpucycles_target_known = yes && test "x$cpucycles_target_list" != "x " &&
+         test "x$enable_portable" != xyes], [
     {
       AS_ECHO(["@%:@define CPUCYCLES_COUNTER_SETUP 1"])
       AS_ECHO(["@%:@define CPUCYCLES_STATE_STORAGE"])
       for cpucycles_name in $cpucycles_target_list; do
-        cpucycles_id=`AS_ECHO(["$cpucycles_name"]) | tr - _`
-        cpucycles_uid=`AS_ECHO(["$cpucycles_id"]) | tr a-z A-Z`
+        cpucycles_id=AS_TR_SH([$cpucycles_name])
+        cpucycles_uid=AS_TR_CPP([$cpucycles_name])
         AS_ECHO(["@%:@include \"cpucycles/$cpucycles_name.h\""])
         AS_ECHO(["@%:@if CPUCYCLES_${cpucycles_uid}_LIBRARY_READ"])
         AS_ECHO(["@%:@define PROBE_INLINE_$cpucycles_id 0"])
@@ -191,7 +194,7 @@ AS_IF([test -n "$cpucycles_todo"], [
       done
       AS_ECHO_N(["@%:@define CPUCYCLES_PROBE_LIST(X)"])
       for cpucycles_name in $cpucycles_target_list; do
-        cpucycles_id=`AS_ECHO(["$cpucycles_name"]) | tr - _`
+        cpucycles_id=AS_TR_SH([$cpucycles_name])
         AS_ECHO_N([" X($cpucycles_id, \"$cpucycles_name\")"])
       done
       AS_ECHO([""])
@@ -220,7 +223,7 @@ _AS_ECHO_LOG([the probes took $cpucycles_probe_seconds s])
 # and appends NAME to cpucycles_probed (the order of preference), and to
 # cpucycles_for_target unless it is for another architecture or OS.
 AC_DEFUN([CPUCYCLES_PROBE], [
-m4_pushdef([_cpucycles_id], m4_translit([$1], [-], [_]))
+m4_pushdef([_cpucycles_id], AS_TR_SH([$1]))
 AC_MSG_CHECKING([counter $1])
 cpucycles_fresh=no
 AC_CACHE_VAL([cpucycles_cv_counter_]_cpucycles_id, [
@@ -234,7 +237,7 @@ AC_CACHE_VAL([cpucycles_cv_counter_]_cpucycles_id, [
      CPPFLAGS="$CPPFLAGS -I$srcdir/include -I$srcdir/src"
      AC_PREPROC_IFELSE([AC_LANG_SOURCE([[
 #include "cpucycles/$1.h"
-#ifndef CPUCYCLES_HAVE_]]m4_toupper(_cpucycles_id)[[
+#ifndef CPUCYCLES_HAVE_]]AS_TR_CPP([$1])[[
 #error not for this target
 #endif
 ]])], [cpucycles_is_for_target=yes], [cpucycles_is_for_target=no])
@@ -247,17 +250,17 @@ AC_CACHE_VAL([cpucycles_cv_counter_]_cpucycles_id, [
          [_CPUCYCLES_RUN_PROGRAM([./conftest-probes$ac_exeext $1],
             [cpucycles_cv_counter_[]_cpucycles_id=`cat conftest.out`],
             [cpucycles_cv_counter_[]_cpucycles_id="no probe crashed or failed (exit status $cpucycles_probe_status)"])],
-         [cpucycles_cv_counter_[]_cpucycles_id="unknown compiles; $cpucycles_not_run"])],
+         [cpucycles_cv_counter_[]_cpucycles_id="unknown $cpucycles_not_run"])],
       [_CPUCYCLES_RUN_PROBE([AC_LANG_SOURCE([[
 #define CPUCYCLES_PROBE_HEADER "cpucycles/$1.h"
 #define CPUCYCLES_PROBE_ID ]]_cpucycles_id[[
-#define CPUCYCLES_PROBE_UID ]]m4_toupper(_cpucycles_id)[[
+#define CPUCYCLES_PROBE_UID ]]AS_TR_CPP([$1])[[
 #include "probes/probe.c"
 ]])],
     [cpucycles_cv_counter_[]_cpucycles_id=`cat conftest.out`],
     [cpucycles_cv_counter_[]_cpucycles_id="no probe crashed or failed (exit status $cpucycles_probe_status)"],
     [cpucycles_cv_counter_[]_cpucycles_id="no does not compile (see config.log)"],
-    [cpucycles_cv_counter_[]_cpucycles_id="unknown compiles; $cpucycles_not_run"])])])])
+    [cpucycles_cv_counter_[]_cpucycles_id="unknown $cpucycles_not_run"])])])])
 dnl A preset (or cached) result that is not valid is an error; what a probe
 dnl just printed, if not valid (a runner's noise, a rate outside the range),
 dnl leaves the counter out with a warning.
@@ -278,6 +281,13 @@ AS_CASE([$cpucycles_cv_counter_]_cpucycles_id, ["no not for this target"], [],
   [AS_VAR_APPEND([cpucycles_for_target], [" $1"])])
 m4_popdef([_cpucycles_id])
 ])
+
+# _CPUCYCLES_RESULT_OF(NAME)
+# --------------------------
+# Sets cpucycles_result to the probe result (cache variable) of the
+# counter whose name is the shell word NAME.
+m4_define([_CPUCYCLES_RESULT_OF],
+[AS_VAR_COPY([cpucycles_result], [cpucycles_cv_counter_]AS_TR_SH([$1]))])
 
 # CPUCYCLES_RESULT_FIELD(RESULT, FIELD)
 # -------------------------------------

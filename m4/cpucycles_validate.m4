@@ -23,13 +23,12 @@
 # ----------------------
 # What a probe result looks like, for error messages (probes/probe.c).
 m4_define([_CPUCYCLES_RESULT_FORM],
-[[a probe result is 'yes precision=P hz=H kind=K nominal=N scale=C persecond=S
-  penalty=Y scaled=B inline=B kindname=NAME' (P an integer in 1..999999999,
-  K in 1..5, N >= 0, C in (0, 2^31) in decimal or exponent form as %.17g
-  prints it, S an integer; H, and S unless it is 0, in
-  1000000..100000000000, that is 1 MHz..100 GHz; Y an integer in
-  0..999999999, each B 0 or 1, NAME letters, digits, spaces, '-' and ','),
-  or 'no REASON', or 'unknown REASON']])
+[[a probe result is 'yes precision=P hz=H kind=K scale=C persecond=S
+  scaled=B inline=B kindname=NAME' (P an integer in 1..999999999, K in
+  1..5, C in (0, 2^31) in decimal or exponent form as %.17g prints it, S
+  an integer; H, and S unless it is 0, in 1000000..100000000000, that is
+  1 MHz..100 GHz; each B 0 or 1, NAME letters, digits, spaces, '-' and
+  ','), or 'no REASON', or 'unknown REASON']])
 
 # _CPUCYCLES_CHECK_RESULT_FN
 # --------------------------
@@ -62,14 +61,14 @@ END {
   if (line !~ /^yes( |$)/) {
     print "it does not start with yes, no or unknown"; exit
   }
-  if (line !~ /^yes precision=[[^ ]]+ hz=[[^ ]]+ kind=[[^ ]]+ nominal=[[^ ]]+ scale=[[^ ]]+ persecond=[[^ ]]+ penalty=[[^ ]]+ scaled=[[^ ]]+ inline=[[^ ]]+ kindname=[[^ ]].*$/) {
-    print "its fields are not precision=, hz=, kind=, nominal=, scale=, persecond=, penalty=, scaled=, inline=, kindname=, in that order and one space apart"
+  if (line !~ /^yes precision=[[^ ]]+ hz=[[^ ]]+ kind=[[^ ]]+ scale=[[^ ]]+ persecond=[[^ ]]+ scaled=[[^ ]]+ inline=[[^ ]]+ kindname=[[^ ]].*$/) {
+    print "its fields are not precision=, hz=, kind=, scale=, persecond=, scaled=, inline=, kindname=, in that order and one space apart"
     exit
   }
   v[["kindname"]] = line; sub(/^.* kindname=/, "", v[["kindname"]])
   fields = line; sub(/ kindname=.*$/, "", fields)
   split(fields, f, " ")
-  for (i = 2; i <= 10; i++) {
+  for (i = 2; i <= 8; i++) {
     name = f[[i]]; sub(/=.*/, "", name)
     value = f[[i]]; sub(/^[[^=]]*=/, "", value)
     v[[name]] = value
@@ -80,12 +79,9 @@ END {
     bad("precision", "an integer in 1..999999999")
   if (v[["hz"]] !~ num) bad("hz", "a number (decimal or exponent form)")
   if (v[["kind"]] !~ /^[[1-5]]$/) bad("kind", "one of 1, 2, 3, 4, 5")
-  if (v[["nominal"]] !~ num) bad("nominal", "a number >= 0 (decimal or exponent form)")
   if (v[["scale"]] !~ num || v[["scale"]] + 0 <= 0 || v[["scale"]] + 0 >= 2147483648)
     bad("scale", "a number in (0, 2^31)")
   if (v[["persecond"]] !~ /^(0|-?[[1-9]][[0-9]]*)$/) bad("persecond", "an integer (without leading zeros)")
-  if (v[["penalty"]] !~ /^(0|[[1-9]][[0-9]]*)$/ || length(v[["penalty"]]) > 9)
-    bad("penalty", "an integer in 0..999999999")
   if (v[["scaled"]] !~ /^[[01]]$/) bad("scaled", "0 or 1")
   if (v[["inline"]] !~ /^[[01]]$/) bad("inline", "0 or 1")
   if (v[["kindname"]] !~ /^[[A-Za-z0-9]]([[-A-Za-z0-9 ,]]*[[A-Za-z0-9]])?$/ || length(v[["kindname"]]) > 40)
@@ -106,8 +102,8 @@ END {
 # -------------------------------------------------
 # Checks the probe result in the shell variable VARIABLE (a literal name,
 # e.g. cpucycles_cv_counter_amd64_tsc): exactly 'yes precision=P hz=H
-# kind=K nominal=N scale=C persecond=S penalty=Y scaled=B inline=B
-# kindname=NAME' with valid values, or 'no REASON' or 'unknown REASON'
+# kind=K scale=C persecond=S scaled=B inline=B kindname=NAME' with valid
+# values, or 'no REASON' or 'unknown REASON'
 # (the REASON is sanitised where it is used, see CPUCYCLES_SANITIZE_TEXT).  When it is not, runs IF-INVALID with
 # $cpucycles_problem saying why; the default is an error that names
 # VARIABLE, shows its value and the accepted form.

@@ -17,14 +17,13 @@
  * code (src/measure.c) and prints one line (standard output only, so that
  * a probe runner may run it elsewhere, e.g. on a board over ssh) with
  * every fact configure records about the counter:
- *   yes precision=P hz=H kind=K nominal=N scale=C persecond=S penalty=Y scaled=B inline=B kindname=NAME
+ *   yes precision=P hz=H kind=K scale=C persecond=S scaled=B inline=B kindname=NAME
  *   no REASON
  * P: precision in cycles, penalty included; H: ticks per second, timed
- * against CLOCK_MONOTONIC; K: its kind (enum cpucycles_kind); N: the rate
- * a scaled counter claims (else 0); C: cycles per tick; S: the CPU
- * frequency estimate it was scaled by; Y: the kind's penalty in cycles;
- * scaled: 1 when the kind is scaled to cycles; inline: 0 when the counter
- * file defines CPUCYCLES_<ID>_LIBRARY_READ (cpucycles() cannot inline its
+ * against CLOCK_MONOTONIC; K: its kind (enum cpucycles_kind); C: cycles
+ * per tick; S: the CPU frequency estimate it was scaled by; scaled: 1
+ * when the kind is scaled to cycles; inline: 0 when the counter file
+ * defines CPUCYCLES_<ID>_LIBRARY_READ (cpucycles() cannot inline its
  * read); NAME: the kind for people (cpucycles_kind_name), last because it
  * may hold spaces.
  * The library is not built yet, so its few sources are included whole. */
@@ -100,11 +99,10 @@ int main(int argc, char **argv)
                                           0, &report);
   if (cpucycles_measure(&c, persecond, 1, &r))
     fprintf(out,
-            "yes precision=%lld hz=%.0f kind=%d nominal=%.0f scale=%.17g persecond=%lld "
-            "penalty=%lld scaled=%d inline=%d kindname=%s\n",
-            r.precision, r.measured_hz, c.kind, r.nominal_hz, r.scale, persecond,
-            cpucycles_kind_penalty(c.kind), cpucycles_kind_scaled(c.kind), p->inline_read,
-            cpucycles_kind_name(c.kind));
+            "yes precision=%lld hz=%.0f kind=%d scale=%.17g persecond=%lld scaled=%d "
+            "inline=%d kindname=%s\n",
+            r.precision, r.measured_hz, c.kind, r.scale, persecond,
+            cpucycles_kind_scaled(c.kind), p->inline_read, cpucycles_kind_name(c.kind));
   else
     fprintf(out, "no %s\n", r.reason);
   if (report.problems[0]) fprintf(stderr, "probe: ignored %s\n", report.problems);

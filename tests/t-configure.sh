@@ -59,8 +59,8 @@ refuses() {
 }
 
 var=cpucycles_cv_counter_amd64_tsc
-good="precision=120 hz=2600000000 kind=2 nominal=0 scale=1 persecond=2600000000 penalty=100 scaled=0 inline=1 kindname=off-core"
-run hz5 $var "$@" "$var=yes precision=120 hz=5 kind=2 nominal=0 scale=1 persecond=5 penalty=100 scaled=0 inline=1 kindname=off-core"
+good="precision=120 hz=2600000000 kind=2 scale=1 persecond=2600000000 scaled=0 inline=1 kindname=off-core"
+run hz5 $var "$@" "$var=yes precision=120 hz=5 kind=2 scale=1 persecond=5 scaled=0 inline=1 kindname=off-core"
 refuses "configure refuses a preset result with hz=5 and persecond=5" "error: .*$var.*hz=5 is not"
 
 run scaled2 $var "$@" "$var=yes $(echo "$good" | sed 's/scaled=0/scaled=2/')"

@@ -3,12 +3,13 @@
 # t-portable - a distribution's build (--enable-portable) records nothing
 # of the machine it was built on: configured twice, in two directories, its
 # installed headers and pkg-config file are byte-identical, inline no
-# counter, and carry no measured figure and no fingerprint.
+# counter, and carry no measured figure and no fingerprint; and configure
+# compiles no probe program, since it runs none.
 # Needs: top_srcdir, top_builddir (from AM_TESTS_ENVIRONMENT), MAKE.
 set -u
 . "$top_srcdir/tests/tap.sh"
 
-echo "1..4"
+echo "1..5"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-portable.XXXXXX") || exit 1
 trap 'chmod -R u+w "$scratch" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$scratch"' EXIT
 
@@ -57,4 +58,14 @@ if grep -q '^#define CPUCYCLES_BUILD_FINGERPRINT "unknown"$' "$config" &&
 else
   notok "no fingerprint, frequency or measured counter is recorded"
   grep -n 'FINGERPRINT\|PERSECOND\|X(' "$config" | sed 's/^/# /'
+fi
+# Every counter for this target is "not compiled, not run": configure built
+# no probe program (a compiled one would say "compiles").
+if grep -q 'X("[a-z0-9-]*", -1, 0, 0, 0, "portable build (--enable-portable): not compiled, not run")' "$config" &&
+   ! grep -q 'X("[a-z0-9-]*", -1,.*compiles' "$config" &&
+   ! grep -q 'probes/probe.c\|conftest-probes' "$scratch/one/config.log"; then
+  ok "configure compiled no probe program"
+else
+  notok "configure compiled no probe program"
+  grep -n 'X(' "$config" | sed 's/^/# /'
 fi
