@@ -180,7 +180,7 @@ AS_IF([test -n "$cpucycles_todo"], [
   AS_IF([test $cpucycles_target_known = yes && test "x$cpucycles_target_list" != "x " &&
          test "x$enable_portable" != xyes], [
     {
-      AS_ECHO(["@%:@define CPUCYCLES_COUNTER_SETUP 1"])
+      AS_ECHO(["@%:@include \"counter-setup.h\""])
       AS_ECHO(["@%:@define CPUCYCLES_STATE_STORAGE"])
       for cpucycles_name in $cpucycles_target_list; do
         cpucycles_id=AS_TR_SH([$cpucycles_name])

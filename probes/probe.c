@@ -27,9 +27,7 @@
  * read); NAME: the kind for people (cpucycles_kind_name), last because it
  * may hold spaces.
  * The library is not built yet, so its few sources are included whole. */
-#ifndef CPUCYCLES_COUNTER_SETUP
-#define CPUCYCLES_COUNTER_SETUP 1
-#endif
+#include "counter-setup.h"
 #ifndef CPUCYCLES_STATE_STORAGE
 #define CPUCYCLES_STATE_STORAGE /* this program owns the counters' state */
 #endif

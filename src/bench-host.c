@@ -9,9 +9,7 @@
 #include "persecond.h"
 #include "table.h"
 #include "text.h"
-#ifndef CPUCYCLES_COUNTER_SETUP
-#define CPUCYCLES_COUNTER_SETUP 1 /* for readfile.h */
-#endif
+#include "counter-setup.h"
 #include "cpucycles/readfile.h"
 #include <sched.h>
 #include <string.h>

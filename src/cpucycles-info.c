@@ -21,9 +21,7 @@
 #include "cpucycles.h"
 #include "decide.h"
 #include "format.h"
-#ifndef CPUCYCLES_COUNTER_SETUP
-#define CPUCYCLES_COUNTER_SETUP 1 /* for readfile.h */
-#endif
+#include "counter-setup.h"
 #include "cpucycles/readfile.h"
 #include "info-abi.h"
 #include <errno.h>

@@ -2,9 +2,7 @@
 /* fingerprint.c - see fingerprint.h. */
 #include "fingerprint.h"
 #include "text.h"
-#ifndef CPUCYCLES_COUNTER_SETUP
-#define CPUCYCLES_COUNTER_SETUP 1 /* for readfile.h */
-#endif
+#include "counter-setup.h"
 #include "cpucycles/readfile.h"
 #include <string.h>
 #include <sys/utsname.h>

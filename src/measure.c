@@ -3,10 +3,7 @@
  * depends on nothing but the counter files, guard.c and libc. */
 #include "measure.h"
 #include "guard.h"
-/* The counters' own rate timing (setup-time code, hence the define). */
-#ifndef CPUCYCLES_COUNTER_SETUP
-#define CPUCYCLES_COUNTER_SETUP 1
-#endif
+#include "counter-setup.h"
 #include "cpucycles/tickrate.h"
 #include <stddef.h>
 #include <string.h>

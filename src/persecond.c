@@ -10,9 +10,7 @@
 #include "persecond.h"
 #include "text.h"
 #include "tscrate.h"
-#ifndef CPUCYCLES_COUNTER_SETUP
-#define CPUCYCLES_COUNTER_SETUP 1 /* for readfile.h */
-#endif
+#include "counter-setup.h"
 #include "cpucycles/readfile.h"
 #include <errno.h>
 #include <math.h> /* isnan, isinf: macros, no libm */

@@ -6,7 +6,7 @@
  * (m4/cpucycles_counters.m4), keeping those whose file compiles for this
  * target.  A tie in precision goes to the earlier counter, at configure
  * time and at run time alike (tests/t-choice checks the two orders agree). */
-#define CPUCYCLES_COUNTER_SETUP 1
+#include "counter-setup.h"
 #define CPUCYCLES_STATE_STORAGE /* the library owns the counters' state */
 #include "cpucycles-counters.h"
 #include "table.h"

@@ -6,7 +6,7 @@
  * count never goes backwards and stays within 1% of CLOCK_MONOTONIC, even
  * when the expected rate is 5% off; the counter also passes the
  * selection's own checks. */
-#define CPUCYCLES_COUNTER_SETUP 1
+#include "counter-setup.h"
 #define CPUCYCLES_STATE_STORAGE
 #include "cpucycles/extend32.h"
 #include "cpucycles/default-monotonic.h"

@@ -5,7 +5,7 @@
  * except for fixed-resolution OS clocks).  Rates that must pass and rates
  * that must not, first on made-up timings (no clock needed), then through
  * the measurement itself on a simulated counter. */
-#define CPUCYCLES_COUNTER_SETUP 1
+#include "counter-setup.h"
 #include "cpucycles/default-gettimeofday.h"
 #include "cpucycles/default-monotonic.h"
 #include "persecond.h"
