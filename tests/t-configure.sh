@@ -37,7 +37,7 @@ run() {
   tree=$scratch/$name
   mkdir "$tree" &&
     (cd "$top_srcdir" &&
-     tar cf - configure configure.ac aclocal.m4 m4 Makefile.am Makefile.in cpucycles.pc.in cmake \
+     tar cf - configure configure.ac aclocal.m4 m4 Makefile.am Makefile.in cpucycles.pc.in cmake doc/*.in \
        build-aux probes include/cpucycles include/*.in include/*.h src/*.in src/*.c src/*.h) |
      (cd "$tree" && tar xf -) &&
     chmod -R u+w "$tree" || { status=99; return; }

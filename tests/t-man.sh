@@ -5,12 +5,16 @@
 # without either (Debian: apt-get install groff-base).  Then the pages
 # against what they document: cpucycles(3) names every function
 # <cpucycles.h> declares and no other, cpucycles-info(1) every option its
-# usage text has and no other, and its exit codes 0, 1 and 2.
+# usage text has and no other, and its exit codes 0, 1 and 2; and every
+# page's header carries the version cpucycles_version() returns.  The
+# pages are made by configure from doc/*.in (version and date).
 set -u
 srcdir=${top_srcdir:-.}
+builddir=${top_builddir:-.}
 pages="doc/cpucycles.3 doc/cpucycles-info.1 doc/cpucycles-open.1"
+all_pages=$pages
 set -- $pages
-echo "1..$(($# + 3))"
+echo "1..$(($# + 4))"
 . "$srcdir/tests/tap.sh"
 if command -v groff >/dev/null 2>&1; then
   lint() { groff -ww -man -z "$1" 2>&1; }; tool="groff -ww -man -z"
@@ -21,11 +25,11 @@ else
   pages=
 fi
 for p in $pages; do
-  if [ ! -r "$srcdir/$p" ]; then
+  if [ ! -r "$builddir/$p" ]; then
     notok "$p: missing"; continue
   fi
-  out=$(lint "$srcdir/$p"); status=$?
-  if [ "$status" -eq 0 ] && [ -z "$out" ] && grep -q '^\.TH ' "$srcdir/$p"; then
+  out=$(lint "$builddir/$p"); status=$?
+  if [ "$status" -eq 0 ] && [ -z "$out" ] && grep -q '^\.TH ' "$builddir/$p"; then
     ok "$p renders with no warning ($tool)"
   else
     notok "$p ($tool: exit $status)"; printf '%s\n' "$out" | sed 's/^/# /'
@@ -36,7 +40,7 @@ done
 # (cpucycles() itself is an inline function).
 declared=$( (echo cpucycles; grep -E '^(long long|long|int|const char|void|double|unsigned) \*?cpucycles[a-z_]*\(' \
   "$srcdir/include/cpucycles.h" | sed -E 's/^[^(]*[ *](cpucycles[a-z_]*)\(.*/\1/') | sort -u | tr '\n' ' ')
-named=$(sed -n '/^\.SH NAME/,/^\.SH/p' "$srcdir/doc/cpucycles.3" | sed 's/\\-.*//' | tr ', ' '\n\n' |
+named=$(sed -n '/^\.SH NAME/,/^\.SH/p' "$builddir/doc/cpucycles.3" | sed 's/\\-.*//' | tr ', ' '\n\n' |
   grep '^cpucycles' | sort -u | tr '\n' ' ')
 if [ "$declared" = "$named" ]; then
   ok "cpucycles(3) names exactly the functions <cpucycles.h> declares"
@@ -47,7 +51,7 @@ fi
 
 # cpucycles-info(1)'s options against its usage text (src/cpucycles-info.c).
 usage=$(sed -n '/^static const char usage/,/;$/p' "$srcdir/src/cpucycles-info.c" | grep -o -- '--[a-z]*' | sort -u | tr '\n' ' ')
-documented=$(sed -n '/^\.SH OPTIONS/,/^\.SH/p' "$srcdir/doc/cpucycles-info.1" | grep '^\.B' |
+documented=$(sed -n '/^\.SH OPTIONS/,/^\.SH/p' "$builddir/doc/cpucycles-info.1" | grep '^\.B' |
   grep -o -- '\\-\\-[a-z]*' | sed 's/\\//g' | sort -u | tr '\n' ' ')
 if [ -n "$usage" ] && [ "$usage" = "$documented" ]; then
   ok "cpucycles-info(1) documents exactly its options: $usage"
@@ -55,9 +59,22 @@ else
   notok "cpucycles-info(1)'s OPTIONS and its usage differ"
   echo "# usage:      $usage"; echo "# documented: $documented"
 fi
-status_text=$(sed -n '/^\.SH EXIT STATUS/,/^\.SH/p' "$srcdir/doc/cpucycles-info.1")
+status_text=$(sed -n '/^\.SH EXIT STATUS/,/^\.SH/p' "$builddir/doc/cpucycles-info.1")
 if echo "$status_text" | grep -q '0' && echo "$status_text" | grep -q '1' && echo "$status_text" | grep -q '2'; then
   ok "cpucycles-info(1)'s EXIT STATUS gives 0, 1 and 2"
 else
   notok "cpucycles-info(1)'s EXIT STATUS misses one of 0, 1, 2"
+fi
+
+# Every page's header names the version the library reports.
+info="$builddir/libtool --mode=execute ${CPUCYCLES_PROBE_RUNNER:-} $builddir/cpucycles-info"
+version=$($info --version 2>/dev/null | sed -n 's/.* \([0-9][0-9.]*\)$/\1/p' | sed 1q)
+stale=
+for p in $all_pages; do
+  grep -q "^\.TH [^ ]* [0-9] \"[0-9-]*\" \"cpucycles $version\"" "$builddir/$p" 2>/dev/null || stale="$stale $p"
+done
+if [ -n "$version" ] && [ -z "$stale" ]; then
+  ok "the pages' headers carry version $version, as cpucycles-info --version says"
+else
+  notok "version '$version' (cpucycles-info --version) is not in the header of:$stale"
 fi
