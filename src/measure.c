@@ -74,32 +74,46 @@ int cpucycles_steady_multiple(const double *cycles_per_tick, int n)
   return 0;
 }
 
-double cpucycles_scale_for(int kind, double nominal_hz, long long persecond,
-                           const double *timed_hz, int n)
+/* How far a timing may be from the rate the OS states: timings are good to
+ * about 10^-4, a wrong rate (a misprogrammed CNTFRQ_EL0) is off by far
+ * more. */
+#define CPUCYCLES_RATE_AGREEMENT 0.01
+
+double cpucycles_scale_for(int kind, const struct cpucycles_setup *s, const double *timed_hz,
+                           int n)
 {
-  double estimates[1 + CPUCYCLES_RATE_TIMINGS];
-  int i;
+  double estimates[1 + CPUCYCLES_RATE_TIMINGS], stated;
+  int i, den;
   if (!cpucycles_kind_scaled(kind)) return 1;
-  if (nominal_hz <= 0 || persecond <= 0) return 0;
-  estimates[0] = (double)persecond / nominal_hz;
+  if (s->nominal_hz <= 0 || s->persecond <= 0) return 0;
+  stated = (double)s->persecond / s->nominal_hz;
   /* OS clocks have a fixed resolution and are always kept. */
-  if (kind == CPUCYCLES_KIND_OSCLOCK) return estimates[0];
-  /* An off-core clock is kept only when the CPU frequency is a steady
-   * multiple of its rate, over a power-of-two denominator: the rate it
-   * states and each timing of it must agree on the same k/d (seeds/000).
-   * The denominator goes up to 1024 because real machines need it (an IBM
-   * z15 runs at 5.2 GHz, 325/256 of its 4.096 GHz TOD clock); what says no
-   * is the timings, each good to about 10^-4: a counter that does not
-   * tick at the rate it states, or not steadily, or whose rate is not a
-   * ratio k/d of the CPU frequency with d small enough for the timings to
-   * pin k, is thrown away.  The scale is the stated ratio, exact: the
-   * timings only check it, and rounding it to k/d would add their error. */
+  if (kind == CPUCYCLES_KIND_OSCLOCK) return stated;
   if (n > CPUCYCLES_RATE_TIMINGS) n = CPUCYCLES_RATE_TIMINGS;
-  for (i = 0; i < n; i++) {
-    if (timed_hz[i] <= 0) return 0;
-    estimates[1 + i] = (double)persecond / timed_hz[i];
+  for (i = 0; i < n; i++)
+    if (timed_hz[i] <= 0) return 0; /* it stopped */
+  if (!s->rate_timed) {
+    /* A rate the OS states (CNTFRQ_EL0, the timebase, the TOD clock's
+     * 4.096 GHz) is kept when every timing confirms it, and the scale is
+     * the exact ratio.  It is not held to a power-of-two denominator, as
+     * libcpucycles does not: an ARMv8.6 core at 2.6 GHz over its 1 GHz
+     * generic timer is 13/5, and no power of two pins that. */
+    for (i = 0; i < n; i++)
+      if (timed_hz[i] > s->nominal_hz * (1 + CPUCYCLES_RATE_AGREEMENT) ||
+          timed_hz[i] < s->nominal_hz * (1 - CPUCYCLES_RATE_AGREEMENT))
+        return 0;
+    return stated;
   }
-  return cpucycles_steady_multiple(estimates, 1 + n) ? estimates[0] : 0;
+  /* A rate found by timing (seeds/000, libcpucycles' search): the CPU
+   * frequency must be a steady multiple k/d of it, d a power of two up to
+   * 1024 (an IBM z15 runs at 325/256 of its TOD clock), on which the
+   * setup's timing and every later one agree.  The scale is then k/d
+   * exactly, which rounds the timings' error away; a rate that moves, or
+   * that no k/d within the timings' error explains, is thrown away. */
+  estimates[0] = stated;
+  for (i = 0; i < n; i++) estimates[1 + i] = (double)s->persecond / timed_hz[i];
+  den = cpucycles_steady_multiple(estimates, 1 + n);
+  return den ? (double)cpucycles_round(stated * den) / den : 0;
 }
 
 /* Everything measured about one counter inside ONE guarded region (each
@@ -145,7 +159,7 @@ static void cpucycles_run_trial(void *arg)
     if (t->time_rate && t->c->kind == CPUCYCLES_KIND_SCALED)
       for (; timings < CPUCYCLES_RATE_TIMINGS; timings++)
         t->timed_hz[timings] = cpucycles_tickrate_measure_over(t->c->read, CPUCYCLES_RATE_TIMING_NS);
-    t->scale = cpucycles_scale_for(t->c->kind, t->s.nominal_hz, t->persecond, t->timed_hz, timings);
+    t->scale = cpucycles_scale_for(t->c->kind, &t->s, t->timed_hz, timings);
     if (t->scale <= 0) return;
   }
   for (t->tries = 0; t->tries < CPUCYCLES_TRIES; t->tries++) {
@@ -197,9 +211,11 @@ static int cpucycles_measure_in_guard(struct cpucycles_trial *t, struct cpucycle
     return 0;
   }
   if (t->scale <= 0) {
-    r->reason = t->s.nominal_hz > 0 && t->persecond > 0
-                    ? "CPU frequency is not a steady multiple k/2^j (j <= 10) of the counter's rate"
-                    : "CPU frequency or counter rate unknown";
+    r->reason = t->s.nominal_hz <= 0 || t->persecond <= 0
+                    ? "CPU frequency or counter rate unknown"
+                : t->s.rate_timed
+                    ? "its timed rate is no steady k/2^j (j <= 10) of the CPU frequency"
+                    : "its timed rate is not the rate it states (1% apart, or it stopped)";
     return 0;
   }
   if (t->tries == CPUCYCLES_TRIES) {
@@ -223,6 +239,7 @@ static void cpucycles_trial_init(struct cpucycles_trial *t, const struct cpucycl
   t->s.persecond = persecond;
   t->s.reason = 0;
   t->s.nominal_hz = 0;
+  t->s.rate_timed = 0;
   t->setup_status = -1;
   t->time_rate = time_rate;
   for (i = 0; i < CPUCYCLES_RATE_TIMINGS; i++) t->timed_hz[i] = 0;

@@ -81,15 +81,17 @@ int cpucycles_measure_reads(const struct cpucycles_counter *c, long long perseco
 #define CPUCYCLES_RATE_TIMINGS 3
 #define CPUCYCLES_RATE_TIMING_NS 5000000LL
 
-/* Cycles per tick for a counter of this kind, or 0 when it is thrown away.
+/* Cycles per tick for a counter of this kind set up as s says (its
+ * persecond, nominal_hz and rate_timed), or 0 when it is thrown away.
  * Unscaled kinds: 1.  OS clocks: persecond / nominal_hz, always kept.
- * Scaled kinds: persecond / nominal_hz, kept only when that and the n
- * estimates from timed_hz (its rate timed n times, ticks per second) are
- * one steady multiple (cpucycles_steady_multiple). */
-double cpucycles_scale_for(int kind, double nominal_hz, long long persecond,
-                           const double *timed_hz, int n);
+ * Scaled kinds are checked against timed_hz, their rate timed n times
+ * (ticks per second; n = 0 on the first call's recheck): a rate the OS
+ * states must be confirmed, a rate found by timing must be a steady
+ * multiple (cpucycles_steady_multiple).  See measure.c. */
+double cpucycles_scale_for(int kind, const struct cpucycles_setup *s, const double *timed_hz,
+                           int n);
 
-/* Seeds/000's test of a scaled counter, libcpucycles' way: the smallest
+/* Seeds/000's test of a multiplier found by timing, libcpucycles' way: the smallest
  * denominator d = 1, 2, 4, ..., 1024 at which every one of the n estimates
  * of cycles per tick, times d, is within 0.2 of the same whole number
  * k >= 1 (the CPU frequency is k/d times the counter's rate); 0 when there

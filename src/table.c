@@ -73,5 +73,6 @@ void cpucycles_table_after_fork(int chosen, long long persecond)
   s.persecond = persecond;
   s.reason = 0;
   s.nominal_hz = 0;
+  s.rate_timed = 0;
   cpucycles_table[chosen].setup(&s);
 }

@@ -57,8 +57,8 @@ enum cpucycles_kind {
   CPUCYCLES_KIND_ONCORE = 1,  /* counts core cycles: no penalty, unscaled */
   CPUCYCLES_KIND_OFFCORE = 2, /* off-core clock read as cycles (TSC): +100 */
   CPUCYCLES_KIND_SCALED = 3,  /* off-core clock at a known rate, scaled to
-                                 cycles; kept only if the CPU frequency is
-                                 a steady k/2^j times that rate: +100 */
+                                 cycles; kept only if timing confirms the
+                                 rate (cpucycles_scale_for): +100 */
   CPUCYCLES_KIND_SYSCALL = 4, /* cycles counted by the kernel, read through a
                                  system call: +100 */
   CPUCYCLES_KIND_OSCLOCK = 5, /* fixed-resolution OS clock, scaled: +200 */
@@ -69,6 +69,8 @@ struct cpucycles_setup {
   long long persecond; /* in: the CPU frequency estimate, cycles/second */
   const char *reason;  /* out: why setup failed, for config.log and -info */
   double nominal_hz;   /* out: ticks per second of a scaled counter, else 0 */
+  int rate_timed;      /* out: 1 when nominal_hz was timed (the OS states
+                          no rate), else 0 */
 };
 
 /* The state the 32-bit counters' extension keeps (extend32.h's anchor and

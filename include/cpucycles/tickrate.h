@@ -117,6 +117,7 @@ static inline double cpucycles_tickrate_measure(long long (*read)(void))
 static inline int cpucycles_tickrate_setup(struct cpucycles_setup *s, double os_hz,
                                            long long (*read)(void))
 {
+  s->rate_timed = os_hz <= 0;
   s->nominal_hz = os_hz > 0 ? os_hz : cpucycles_tickrate_measure(read);
   if (s->nominal_hz > 0) return 0;
   s->reason = "tick rate unknown: the OS does not state it, "
