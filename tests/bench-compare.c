@@ -15,6 +15,7 @@
  * statistics' own checks are in tests/t-compare.c, without a clock. */
 #include "cpucycles.h"
 #include "cpucycles/default-monotonic.h"
+#include "bench-deltas.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,17 +67,7 @@ static long long median(long long *d, int n)
   return d[n / 2];
 }
 
-static void naive_deltas(void (*fn)(void *), void *arg, long long *d, int n)
-{
-  long long t0, t1;
-  int i;
-  for (i = 0; i < n; i++) {
-    t0 = cpucycles();
-    fn(arg);
-    t1 = cpucycles();
-    d[i] = t1 - t0;
-  }
-}
+static BENCH_DEFINE_DELTAS(naive_deltas)
 
 enum { COMPARE, NAIVE, LIBCPUCYCLES, HARNESS, METHODS };
 static const char *names[METHODS] = {"cpucycles_bench_compare()", "naive median",

@@ -4,6 +4,8 @@
  * tests/perfshim, task-clock) event counts. */
 #ifndef CPUCYCLES_TEST_PERF_UTIL_H
 #define CPUCYCLES_TEST_PERF_UTIL_H
+#include "counter-setup.h"
+#include "cpucycles/linux-perf.h"
 #include <dirent.h>
 #if defined(__linux__)
 #include <linux/perf_event.h>
@@ -64,19 +66,15 @@ static inline void busy_ms(int ms)
   } while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
 }
 
-/* 1 when this thread can open a hardware cycles event: a real PMU (asked
- * directly, not through the library code the tests check). */
+/* 1 when this thread can open a hardware cycles event: a real PMU (the
+ * library's event, asked directly, not through the open path the tests
+ * check). */
 static inline int perf_util_real_pmu(void)
 {
 #if defined(__linux__)
   struct perf_event_attr attr;
   int fd;
-  memset(&attr, 0, sizeof attr);
-  attr.type = PERF_TYPE_HARDWARE;
-  attr.size = sizeof attr;
-  attr.config = PERF_COUNT_HW_CPU_CYCLES;
-  attr.exclude_kernel = 1;
-  attr.exclude_hv = 1;
+  cpucycles_perf_cycles_attr(&attr, 0);
   fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
   if (fd < 0) return 0;
   close(fd);

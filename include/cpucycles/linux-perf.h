@@ -156,19 +156,27 @@ static inline const char *cpucycles_perf_errno_reason(int error)
   return "perf_event_open failed";
 }
 
+/* The event every perf counter asks for: the CPU's cycles, in user space
+ * only (config1: the arch's flags, e.g. arm64's user-access bit). */
+static inline void cpucycles_perf_cycles_attr(struct perf_event_attr *attr,
+                                              unsigned long long config1)
+{
+  memset(attr, 0, sizeof *attr);
+  attr->type = PERF_TYPE_HARDWARE;
+  attr->size = sizeof *attr;
+  attr->config = PERF_COUNT_HW_CPU_CYCLES;
+  attr->config1 = config1;
+  attr->exclude_kernel = 1;
+  attr->exclude_hv = 1;
+}
+
 /* A close-on-exec descriptor for a user-space CPU-cycles event of this
  * thread on any CPU, or -1 with *reason. */
 static inline int cpucycles_perf_open_fd(unsigned long long config1, const char **reason)
 {
   struct perf_event_attr attr;
   int fd;
-  memset(&attr, 0, sizeof attr);
-  attr.type = PERF_TYPE_HARDWARE;
-  attr.size = sizeof attr;
-  attr.config = PERF_COUNT_HW_CPU_CYCLES;
-  attr.config1 = config1;
-  attr.exclude_kernel = 1;
-  attr.exclude_hv = 1;
+  cpucycles_perf_cycles_attr(&attr, config1);
   if (!cpucycles_seccomp_allows(SYS_perf_event_open, (long)&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)) {
     *reason = CPUCYCLES_SECCOMP_REASON;
     return -1;
