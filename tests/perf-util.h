@@ -75,7 +75,7 @@ static inline int perf_util_real_pmu(void)
   struct perf_event_attr attr;
   int fd;
   cpucycles_perf_cycles_attr(&attr, 0);
-  fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+  fd = (int)syscall(SYS_perf_event_open, &attr, 0L, -1L, -1L, 0L);
   if (fd < 0) return 0;
   close(fd);
   return 1;

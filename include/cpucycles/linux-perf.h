@@ -181,10 +181,11 @@ static inline int cpucycles_perf_open_fd(unsigned long long config1, const char 
     *reason = CPUCYCLES_SECCOMP_REASON;
     return -1;
   }
-  fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  /* the integers as long: syscall() is variadic and reads longs */
+  fd = (int)syscall(SYS_perf_event_open, &attr, 0L, -1L, -1L, (long)PERF_FLAG_FD_CLOEXEC);
   if (fd < 0 && errno == EINVAL) {
     /* kernels before 3.14 know no PERF_FLAG_FD_CLOEXEC */
-    fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+    fd = (int)syscall(SYS_perf_event_open, &attr, 0L, -1L, -1L, 0L);
     if (fd >= 0) fcntl(fd, F_SETFD, FD_CLOEXEC);
   }
   if (fd < 0) *reason = cpucycles_perf_errno_reason(errno);
