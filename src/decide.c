@@ -11,10 +11,12 @@
 #define PRECISION_SLACK 2
 
 /* How far cycles per tick may move before the build's scale is distrusted.
- * A counter whose rate is timed (ppc mftb where /proc/cpuinfo has no
- * "timebase", riscv64 rdtime without a device tree) comes out a few parts
- * in 10^4 apart from one run to the next on a busy machine; a changed CPU
- * frequency or counter rate moves it by far more. */
+ * A rate the OS states gives the same scale on the build host every time;
+ * a timed one (ppc mftb where /proc/cpuinfo has no "timebase", riscv64
+ * rdtime without a device tree) is rounded to the same k/2^j unless its
+ * timing lands near the edge of a rounding window; a changed CPU frequency
+ * or counter rate moves it by far more, and then the library chooses at
+ * run time. */
 #define SCALE_SLACK 0.005
 
 /* Reads of the first call's recheck.  libcpucycles takes 1000 to measure a

@@ -58,7 +58,12 @@ int cpucycles_kind_is_cycle_counter(int kind)
   return counts == CPUCYCLES_COUNTS_CORE_CYCLES || counts == CPUCYCLES_COUNTS_CONSTANT_RATE;
 }
 
-int cpucycles_steady_multiple(const double *cycles_per_tick, int n)
+/* Seeds/000's test of a multiplier found by timing, libcpucycles' way: the smallest
+ * denominator d = 1, 2, 4, ..., 1024 at which every one of the n estimates
+ * of cycles per tick, times d, is within 0.2 of the same whole number
+ * k >= 1 (the CPU frequency is k/d times the counter's rate); 0 when there
+ * is none. */
+static int cpucycles_steady_multiple(const double *cycles_per_tick, int n)
 {
   int den, i;
   if (n < 1) return 0;

@@ -87,16 +87,9 @@ int cpucycles_measure_reads(const struct cpucycles_counter *c, long long perseco
  * Scaled kinds are checked against timed_hz, their rate timed n times
  * (ticks per second; n = 0 on the first call's recheck): a rate the OS
  * states must be confirmed, a rate found by timing must be a steady
- * multiple (cpucycles_steady_multiple).  See measure.c. */
+ * multiple k/2^j.  See measure.c. */
 double cpucycles_scale_for(int kind, const struct cpucycles_setup *s, const double *timed_hz,
                            int n);
-
-/* Seeds/000's test of a multiplier found by timing, libcpucycles' way: the smallest
- * denominator d = 1, 2, 4, ..., 1024 at which every one of the n estimates
- * of cycles per tick, times d, is within 0.2 of the same whole number
- * k >= 1 (the CPU frequency is k/d times the counter's rate); 0 when there
- * is none. */
-int cpucycles_steady_multiple(const double *cycles_per_tick, int n);
 
 /* Index of the counter to use among n measured ones: the available one of
  * smallest precision, the earlier one on a tie; the last entry (which is
