@@ -30,14 +30,23 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 unsigned int cpucycles_abi_inline_id;
 unsigned long long cpucycles_abi_inline_scale_q32;
 
 enum { UNDECIDED, DECIDING, DECIDED };
-static int decision_state = UNDECIDED;
-static int persecond_state = UNDECIDED;
+/* A decision made once in the process: its state, and while DECIDING the
+ * thread making it (this_thread()). */
+struct once {
+  int state;
+  long decider;
+};
+static struct once decision_once = {UNDECIDED, 0};
+static struct once persecond_once = {UNDECIDED, 0};
 static struct cpucycles_decision decision;
 static long long (*dispatch_read)(void);
 static unsigned long long dispatch_scale_q32;
@@ -60,10 +69,45 @@ void cpucycles_build_plan(struct cpucycles_plan *plan)
   plan->build_persecond = CPUCYCLES_BUILD_PERSECOND;
 }
 
-/* Set in the thread that is making a decision: a signal handler that runs
- * on top of it in that thread (a seccomp trap's SIGSYS, which cannot be
- * blocked: a blocked synchronous signal kills) must not wait for it. */
-static __thread int deciding_here;
+/* The calling thread, as the kernel knows it.  Not a thread-local
+ * variable: a child made with clone(CLONE_VM) and no TLS of its own shares
+ * its parent's, and would take the parent's decision for its own. */
+static __thread char thread_marker;
+static long this_thread(void)
+{
+#if defined(__linux__) && defined(SYS_gettid)
+  long tid = syscall(SYS_gettid);
+  if (tid > 0) return tid;
+#endif
+  return (long)(uintptr_t)&thread_marker;
+}
+
+/* Set in the thread that is forking, from our prepare handler to our
+ * parent or child handler, while it holds the guard's and the perf
+ * registry's locks (its own calls take them again: guard.c,
+ * linux-perf.h); forking_from is the process it forks. */
+static __thread int forking_here;
+static pid_t forking_from;
+static void take_fork_locks(void);
+static void let_go_fork_locks(void);
+
+/* In a thread that is forking, another thread's decision may be waiting
+ * for the locks the fork holds (a program's fork handler made the call).
+ * In the parent, they are let go until that decision is made; in the
+ * child, before our child handler runs (a program's own runs first), the
+ * deciding thread is not there to finish: the decision starts again. */
+static void wait_while_forking(struct once *once)
+{
+  int expected = DECIDING;
+  if (getpid() != forking_from) {
+    __atomic_compare_exchange_n(&once->state, &expected, UNDECIDED, 0, __ATOMIC_ACQ_REL,
+                                __ATOMIC_ACQUIRE);
+    return;
+  }
+  let_go_fork_locks();
+  while (__atomic_load_n(&once->state, __ATOMIC_ACQUIRE) == DECIDING) sched_yield();
+  take_fork_locks();
+}
 
 /* Runs decide() once in the process, however many threads call at once.
  * The thread that claims it has cancellation disabled (a cancellation
@@ -71,31 +115,39 @@ static __thread int deciding_here;
  * every later caller spinning) and its asynchronous signals blocked (no
  * handler can run on top of it and wait for it), both from before the
  * claim until the decision is published.  Returns 1 once it is made, 0 in
- * the thread making it (a handler on top of it): then the caller must not
- * wait, and answers as if there were no counter yet. */
-static int run_once(int *state, void (*decide)(void))
+ * the thread making it (a handler for a synchronous signal, a seccomp
+ * trap's SIGSYS, on top of it: such a signal cannot be blocked): then the
+ * caller must not wait, and answers as if there were no counter yet. */
+static int run_once(struct once *once, void (*decide)(void))
 {
   struct cpucycles_signal_state saved;
-  int expected = UNDECIDED, cancel_state, saved_errno;
+  int expected, cancel_state, saved_errno, state;
 
-  if (__atomic_load_n(state, __ATOMIC_ACQUIRE) == DECIDED) return 1;
-  if (deciding_here) return 0;
+  state = __atomic_load_n(&once->state, __ATOMIC_ACQUIRE);
+  if (state == DECIDED) return 1;
+  if (state == DECIDING && __atomic_load_n(&once->decider, __ATOMIC_ACQUIRE) == this_thread())
+    return 0;
   saved_errno = errno;
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
   cpucycles_block_async_signals(&saved);
-  if (__atomic_compare_exchange_n(state, &expected, DECIDING, 0, __ATOMIC_ACQ_REL,
-                                  __ATOMIC_ACQUIRE)) {
-    deciding_here = 1;
-    decide();
-    deciding_here = 0;
-    __atomic_store_n(state, DECIDED, __ATOMIC_RELEASE);
+  for (;;) {
+    expected = UNDECIDED;
+    if (__atomic_compare_exchange_n(&once->state, &expected, DECIDING, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+      __atomic_store_n(&once->decider, this_thread(), __ATOMIC_RELEASE);
+      decide();
+      __atomic_store_n(&once->state, DECIDED, __ATOMIC_RELEASE);
+      break;
+    }
+    if (expected == DECIDED || !forking_here) break;
+    wait_while_forking(once);
   }
   cpucycles_restore_signals(&saved);
   pthread_setcancelstate(cancel_state, 0);
   errno = saved_errno;
   /* Another thread is deciding: wait with this thread's signals as they
    * were (a handler here does no harm: it waits for the other thread too). */
-  while (__atomic_load_n(state, __ATOMIC_ACQUIRE) != DECIDED) sched_yield();
+  while (__atomic_load_n(&once->state, __ATOMIC_ACQUIRE) != DECIDED) sched_yield();
   return 1;
 }
 
@@ -121,7 +173,7 @@ static void decide_now(void)
 /* 1 once the counter is chosen; 0 in a handler on top of the choosing. */
 static int ensure_decided(void)
 {
-  return run_once(&decision_state, decide_now);
+  return run_once(&decision_once, decide_now);
 }
 
 /* Around fork(): the guard and the counters' registry are quiet while the
@@ -132,17 +184,30 @@ static int ensure_decided(void)
  * its own thread holds. */
 static __thread struct cpucycles_signal_state mask_before_fork;
 
-static void before_fork(void)
+static void take_fork_locks(void)
 {
-  cpucycles_block_async_signals(&mask_before_fork);
   cpucycles_guard_fork_prepare();
   cpucycles_table_fork_prepare();
 }
 
-static void after_fork_in_parent(void)
+static void let_go_fork_locks(void)
 {
   cpucycles_table_fork_parent();
   cpucycles_guard_fork_done();
+}
+
+static void before_fork(void)
+{
+  cpucycles_block_async_signals(&mask_before_fork);
+  take_fork_locks();
+  forking_from = getpid();
+  forking_here = 1;
+}
+
+static void after_fork_in_parent(void)
+{
+  forking_here = 0;
+  let_go_fork_locks();
   cpucycles_restore_signals(&mask_before_fork);
 }
 
@@ -152,10 +217,11 @@ static void after_fork_in_parent(void)
  * parent's threads. */
 static void after_fork_in_child(void)
 {
-  int state = __atomic_load_n(&decision_state, __ATOMIC_ACQUIRE);
-  if (state == DECIDING) __atomic_store_n(&decision_state, UNDECIDED, __ATOMIC_RELEASE);
-  if (__atomic_load_n(&persecond_state, __ATOMIC_ACQUIRE) == DECIDING)
-    __atomic_store_n(&persecond_state, UNDECIDED, __ATOMIC_RELEASE);
+  int state = __atomic_load_n(&decision_once.state, __ATOMIC_ACQUIRE);
+  forking_here = 0;
+  if (state == DECIDING) __atomic_store_n(&decision_once.state, UNDECIDED, __ATOMIC_RELEASE);
+  if (__atomic_load_n(&persecond_once.state, __ATOMIC_ACQUIRE) == DECIDING)
+    __atomic_store_n(&persecond_once.state, UNDECIDED, __ATOMIC_RELEASE);
   cpucycles_table_after_fork(state == DECIDED ? decision.index : -1, decision.persecond);
   cpucycles_guard_fork_done();
   cpucycles_restore_signals(&mask_before_fork);
@@ -170,7 +236,7 @@ __attribute__((constructor)) static void register_fork_handler(void)
  * exit other threads may still be reading: they read zeros, not a hole. */
 __attribute__((destructor)) static void release_counters(void)
 {
-  if (__atomic_load_n(&decision_state, __ATOMIC_ACQUIRE) == DECIDED)
+  if (__atomic_load_n(&decision_once.state, __ATOMIC_ACQUIRE) == DECIDED)
     cpucycles_table_release_others(-1, 1);
 }
 
@@ -188,7 +254,7 @@ static void decide_persecond_now(void)
  * either being decided in this thread. */
 static int ensure_persecond(void)
 {
-  return ensure_decided() && run_once(&persecond_state, decide_persecond_now);
+  return ensure_decided() && run_once(&persecond_once, decide_persecond_now);
 }
 
 const struct cpucycles_decision *cpucycles_decision(void)

@@ -94,6 +94,12 @@ static __thread volatile sig_atomic_t cpucycles_guard_signo;
  * time in the process (cpucycles_guard_lock). */
 static struct sigaction cpucycles_saved_actions[CPUCYCLES_NGUARDED];
 static pthread_mutex_t cpucycles_guard_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Set in the thread whose fork() holds cpucycles_guard_lock, from the
+ * prepare handler to the parent's or child's: the program's own fork
+ * handlers run in that thread meanwhile, and one that makes the first
+ * call must not wait for its own thread.  No other guarded call can be
+ * under way then, so its calls go ahead without taking the lock again. */
+static __thread int cpucycles_guard_held_by_fork;
 
 static int cpucycles_guarded_index(int signo)
 {
@@ -195,13 +201,13 @@ int cpucycles_guarded_call(void (*fn)(void *), void *arg)
    * away, while ours is installed), unless the caller did so already (the
    * first call does, for all of its guarded calls). */
   if (!masked) cpucycles_block_async_signals(&saved_mask);
-  pthread_mutex_lock(&cpucycles_guard_lock);
+  if (!cpucycles_guard_held_by_fork) pthread_mutex_lock(&cpucycles_guard_lock);
   /* A fault that cannot reach our handler kills: then fn is not called. */
   if (cpucycles_faults_deliverable())
     while (installed < CPUCYCLES_NGUARDED && cpucycles_guard_install(installed) == 0) installed++;
   if (installed == CPUCYCLES_NGUARDED) signo = cpucycles_call_caught(fn, arg);
   for (i = 0; i < installed; i++) cpucycles_guard_restore(i);
-  pthread_mutex_unlock(&cpucycles_guard_lock);
+  if (!cpucycles_guard_held_by_fork) pthread_mutex_unlock(&cpucycles_guard_lock);
   if (!masked) {
     /* the handler left its signal blocked: this puts the caller's mask back */
     cpucycles_restore_signals(&saved_mask);
@@ -223,10 +229,12 @@ int cpucycles_guarded_call(void (*fn)(void *), void *arg)
 void cpucycles_guard_fork_prepare(void)
 {
   pthread_mutex_lock(&cpucycles_guard_lock);
+  cpucycles_guard_held_by_fork = 1;
 }
 
 void cpucycles_guard_fork_done(void)
 {
+  cpucycles_guard_held_by_fork = 0;
   pthread_mutex_unlock(&cpucycles_guard_lock);
 }
 

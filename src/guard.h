@@ -34,7 +34,9 @@ int cpucycles_guarded_call(void (*fn)(void *), void *arg);
 
 /* For pthread_atfork: prepare waits until no guarded call is under way
  * (in a child, a guard another thread held would stay held for good, and
- * its handlers installed); done, in parent and child, lets guards run. */
+ * its handlers installed); done, in parent and child, lets guards run.
+ * Meanwhile the forking thread's own guarded calls (a program's fork
+ * handler making the first call) go ahead. */
 void cpucycles_guard_fork_prepare(void);
 void cpucycles_guard_fork_done(void);
 

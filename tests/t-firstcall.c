@@ -10,7 +10,10 @@
  *   - 64 threads making it at one instant, 100 times: no failure, one
  *     counter, no backwards step;
  *   - a fork() while another thread is making it: the child's calls
- *     return.
+ *     return;
+ *   - a child made with clone(CLONE_VM), sharing its parent's
+ *     thread-local storage, making it at the same time as its parent:
+ *     neither gets 0.
  * A child that hangs (perhaps with its signals blocked) is killed after
  * HANG_SECONDS and counts as a failure. */
 #include "cpucycles.h"
@@ -18,6 +21,7 @@
 #include "tap.h"
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +34,9 @@
 /* Runs of a case after which it stops counting (a hang costs HANG_SECONDS). */
 #define ENOUGH_FAILURES 3
 
-/* Runs fn in a child, killed if it hangs; 1 when it exited 0. */
-static int in_child(int (*fn)(void))
+/* Runs fn in a child, killed if it hangs; its exit status, -1 when it
+ * was killed or died of a signal. */
+static int child_status(int (*fn)(void))
 {
   struct timespec tick = {0, 10000000};
   int status, waited;
@@ -42,18 +47,21 @@ static int in_child(int (*fn)(void))
     setpgid(0, 0); /* its own children go with it if it hangs */
     _exit(fn());
   }
-  if (pid < 0) return 0;
+  if (pid < 0) return -1;
   for (waited = 0; waitpid(pid, &status, WNOHANG) == 0; waited++) {
     if (waited == HANG_SECONDS * 100) {
       kill(-pid, SIGKILL);
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
-      return 0;
+      return -1;
     }
     nanosleep(&tick, 0);
   }
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
+
+/* 1 when fn exited 0 in a child. */
+static int in_child(int (*fn)(void)) { return child_status(fn) == 0; }
 
 /* errno */
 static int keeps_errno(void)
@@ -187,6 +195,56 @@ static int fork_during_first_call(void)
   return ok ? 0 : 1;
 }
 
+/* A child made with clone(CLONE_VM) and no thread-local storage of its
+ * own shares its parent's memory and thread-local variables: the two
+ * making their first calls at once must both get a count, not 0.  The
+ * two run on different CPUs where there are two, and the child starts
+ * its call a little later each round (up to some 40000 loop iterations),
+ * so that rounds land inside the parent's decision. */
+#define CLONE_VM_ROUNDS 100
+#define CLONE_UNSUPPORTED 77
+static volatile int clone_ready, clone_go, clone_round;
+static volatile long long clone_count = -1;
+static cpu_set_t clone_child_cpus;
+
+static int clone_vm_child(void *arg)
+{
+  volatile int spin;
+  (void)arg;
+  sched_setaffinity(0, sizeof clone_child_cpus, &clone_child_cpus);
+  clone_ready = 1;
+  while (!clone_go) continue;
+  for (spin = 0; spin < clone_round % 40 * 1000; spin++) continue;
+  clone_count = cpucycles();
+  return 0;
+}
+
+static int clone_vm_during_first_call(void)
+{
+  static char stack[256 * 1024] __attribute__((aligned(16)));
+  cpu_set_t all, one;
+  long long here;
+  int status, cpu, i;
+  pid_t pid;
+
+  /* the parent on its CPU, the child on the others */
+  cpu = sched_getcpu();
+  if (cpu >= 0 && sched_getaffinity(0, sizeof all, &all) == 0 && CPU_COUNT(&all) > 1) {
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    sched_setaffinity(0, sizeof one, &one);
+    CPU_CLR(cpu, &all);
+  }
+  clone_child_cpus = all;
+  pid = clone(clone_vm_child, stack + sizeof stack, CLONE_VM | SIGCHLD, 0);
+  if (pid < 0) return CLONE_UNSUPPORTED;
+  for (i = 0; !clone_ready && i < 1000000; i++) sched_yield();
+  clone_go = 1;
+  here = cpucycles();
+  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return 2;
+  return here > 0 && clone_count > 0 ? 0 : 1;
+}
+
 /* fork() after the decision: the child goes on with the parent's counter. */
 static long long parent_count;
 static const char *parent_implementation;
@@ -208,7 +266,7 @@ int main(void)
 {
   int i, failures;
 
-  tap_plan(7);
+  tap_plan(8);
   tap_ok(in_child(keeps_errno), "the first call keeps errno");
   tap_ok(in_child(fork_child_calls), "fork() before any first call: the child makes its own");
 
@@ -235,6 +293,26 @@ int main(void)
 #else
   for (i = failures = 0; i < 10; i++) failures += !in_child(fork_during_first_call);
   tap_ok(failures == 0, "fork() during another thread's first call: %d of 10 runs failed", failures);
+#endif
+
+#if defined(TAP_UNDER_SANITIZER)
+  tap_skip("a clone(CLONE_VM) child's first call during its parent's",
+           "a sanitizer's runtime does not follow a child that shares its memory");
+#else
+  for (i = failures = 0; i < CLONE_VM_ROUNDS; i++) {
+    int status;
+    clone_round = i;
+    status = child_status(clone_vm_during_first_call);
+    if (status == CLONE_UNSUPPORTED) break;
+    failures += status != 0;
+  }
+  if (i < CLONE_VM_ROUNDS)
+    tap_skip("a clone(CLONE_VM) child's first call during its parent's",
+             "clone(CLONE_VM) without a thread is refused here (qemu-user)");
+  else
+    tap_ok(failures == 0, "a clone(CLONE_VM) child (sharing thread-local storage) and its parent "
+           "making their first calls at once both get a count, not 0: %d of %d runs failed",
+           failures, i);
 #endif
 
   parent_count = cpucycles();

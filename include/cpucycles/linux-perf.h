@@ -91,6 +91,7 @@ struct cpucycles_perf_event {
   int failed;               /* this thread could not open one: fallback */
   unsigned long long id;    /* PERF_EVENT_IOC_ID of fd */
   long long base, last;     /* read() counters: continuity over a re-open */
+  pid_t pid;                /* the process that opened it */
   const struct cpucycles_perf_config *config;
   struct cpucycles_perf_event *next; /* in cpucycles_perf_events */
 };
@@ -100,18 +101,22 @@ struct cpucycles_perf_event {
  * blocked, so a handler cannot wait for its own thread. */
 static struct cpucycles_perf_event *cpucycles_perf_events;
 static pthread_mutex_t cpucycles_perf_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Set in the thread whose fork() holds the lock (from the prepare handler
+ * to the parent's or child's): a program's fork handler in that thread
+ * may set a counter up, and must not wait for its own thread. */
+static __thread int cpucycles_perf_held_by_fork;
 
 static inline void cpucycles_perf_lock_all(sigset_t *saved)
 {
   sigset_t all;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, saved);
-  pthread_mutex_lock(&cpucycles_perf_lock);
+  if (!cpucycles_perf_held_by_fork) pthread_mutex_lock(&cpucycles_perf_lock);
 }
 
 static inline void cpucycles_perf_unlock_all(const sigset_t *saved)
 {
-  pthread_mutex_unlock(&cpucycles_perf_lock);
+  if (!cpucycles_perf_held_by_fork) pthread_mutex_unlock(&cpucycles_perf_lock);
   pthread_sigmask(SIG_SETMASK, saved, 0);
 }
 
@@ -240,6 +245,7 @@ static inline int cpucycles_perf_open(struct cpucycles_perf_event *e,
     close(fd);
   }
   e->open = 1;
+  e->pid = getpid();
   cpucycles_perf_lock_all(&saved);
   e->next = cpucycles_perf_events;
   cpucycles_perf_events = e;
@@ -318,25 +324,41 @@ static inline void cpucycles_perf_release(struct cpucycles_perf_config *config, 
 }
 
 /* For pthread_atfork: no registry change is under way at the fork. */
-static inline void cpucycles_perf_fork_prepare(void) { pthread_mutex_lock(&cpucycles_perf_lock); }
-static inline void cpucycles_perf_fork_parent(void) { pthread_mutex_unlock(&cpucycles_perf_lock); }
+static inline void cpucycles_perf_fork_prepare(void)
+{
+  pthread_mutex_lock(&cpucycles_perf_lock);
+  cpucycles_perf_held_by_fork = 1;
+}
+static inline void cpucycles_perf_fork_parent(void)
+{
+  cpucycles_perf_held_by_fork = 0;
+  pthread_mutex_unlock(&cpucycles_perf_lock);
+}
 
 /* In the child of a fork() (after prepare): the perf mappings were not
  * inherited, and the inherited descriptors count the parent's threads.
- * Closes those and forgets every event; per-thread ones reopen on the
- * next read. */
+ * Closes those and forgets their events; per-thread ones reopen on the
+ * next read.  An event this process opened itself (a program's child
+ * handler, which runs before ours, made the first call) stays. */
 static inline void cpucycles_perf_forget_after_fork(void)
 {
-  struct cpucycles_perf_event *e, *next;
+  struct cpucycles_perf_event *e, *next, **kept = &cpucycles_perf_events;
+  pid_t here = getpid();
   for (e = cpucycles_perf_events; e; e = next) {
     next = e->next;
+    if (e->pid == here) {
+      *kept = e;
+      kept = &e->next;
+      continue;
+    }
     if (e->fd >= 0) close(e->fd);
     e->fd = -1;
     e->page = 0;
     e->open = 0;
     e->next = 0;
   }
-  cpucycles_perf_events = 0;
+  *kept = 0;
+  cpucycles_perf_held_by_fork = 0;
   pthread_mutex_unlock(&cpucycles_perf_lock);
 }
 
