@@ -50,13 +50,13 @@ values() {
     "$fake/proc/sys/kernel/perf_event_paranoid" "$fake/proc/sys/kernel/nmi_watchdog" | tr '\n' ' '
 }
 
-echo "1..9"
+echo "1..12"
 
 if [ ! -f "$open" ]; then
-  for i in 1 2 3 4 5 6 7 8 9; do failed "no $open"; done; exit 0
+  for i in 1 2 3 4 5 6 7 8 9 10 11 12; do failed "no $open"; done; exit 0
 fi
 if [ -n "$nohook" ]; then
-  for i in 1 2 3 4 5 6 7 8 9; do skip "the fake-root cases" "$nohook"; done; exit 0
+  for i in 1 2 3 4 5 6 7 8 9 10 11 12; do skip "the fake-root cases" "$nohook"; done; exit 0
 fi
 cp "$open" "$script" && chmod 755 "$script" || exit 1
 
@@ -114,3 +114,38 @@ run --bogus; s=$?
 if [ $s -eq 2 ] && grep -q "unknown option '--bogus'" "$out"; then
   ok "an unknown option: exit 2 with a message"
 else failed "unknown option: exit $s"; fi
+
+# perf_event_paranoid that is no number test(1) can compare ("-", 20 digits,
+# "1e3") is "not a number" and written, with no shell error on stderr; -5 is
+# already <= 1.  Under sh (dash on Debian) and bash.
+for SH in sh bash; do
+  if ! command -v $SH >/dev/null 2>&1; then skip "odd perf_event_paranoid values under $SH" "no $SH"; continue; fi
+  bad=
+  for v in - 12345678901234567890 1e3 -5; do
+    makefake; echo "$v" >"$fake/proc/sys/kernel/perf_event_paranoid"
+    run; s=$?
+    now=$(cat "$fake/proc/sys/kernel/perf_event_paranoid")
+    if [ -s "$err" ] || [ $s -ne 0 ]; then bad="$bad [$v: exit $s, stderr: $(cat "$err")]"
+    elif [ "$v" = -5 ]; then
+      [ "$now" = -5 ] && grep -q 'perf_event_paranoid: already -5 (<= 1), nothing to do' "$out" || bad="$bad [$v: $now]"
+    else
+      [ "$now" = 1 ] && grep -q 'perf_event_paranoid: changed not a number -> 1' "$out" &&
+        ! grep -q -e 12345678901234567890 -e 1e3 -e '(now -)' "$out" || bad="$bad [$v: $now]"
+    fi
+  done
+  if [ -z "$bad" ]; then
+    ok "perf_event_paranoid -, 20 digits, 1e3 written as not a number, -5 left, no shell error (under $SH)"
+  else failed "odd perf_event_paranoid under $SH:$bad"; fi
+done
+SH=sh
+
+# A file's text is never printed, only a number: nmi_watchdog holding a line
+# of text shows "not a number", in --dry-run and in the real run.
+makefake; echo 'root:$6$secret-hash:19000:0:99999:7:::' >"$fake/proc/sys/kernel/nmi_watchdog"
+run --dry-run; s=$?; dry=$(cat "$out")
+run; s2=$?
+if [ $s -eq 0 ] && [ $s2 -eq 0 ] && ! grep -q secret "$out" && ! printf '%s\n' "$dry" | grep -q secret &&
+   printf '%s\n' "$dry" | grep -q 'nmi_watchdog: would write 0 (now not a number)' &&
+   grep -q 'nmi_watchdog: changed not a number -> 0' "$out"; then
+  ok "a file holding text: shown as not a number, its text never printed"
+else failed "text in nmi_watchdog: exit $s/$s2"; printf '%s\n' "$dry" | sed 's/^/# dry run: /'; fi
