@@ -29,10 +29,11 @@ fi
 # the fake tree belongs to the user the tool runs as
 own() { [ -z "$asuser" ] || chown -R 65534:65534 "$@"; }
 # Never let a test reach the real /proc and /sys: every run goes through run
-# (SH: the shell to run the script with).  stderr is also kept in $err.
-SH=sh
+# (SH: the shell to run the script with; hook: CPUCYCLES_OPEN_ROOT, $fake
+# unless a case says otherwise).  stderr is also kept in $err.
+SH=sh hook=
 run() {
-  CPUCYCLES_OPEN_ROOT=$fake $asuser $SH "$script" "$@" >"$out" 2>"$err"; rs=$?
+  CPUCYCLES_OPEN_ROOT=${hook:-$fake} $asuser $SH "$script" "$@" >"$out" 2>"$err"; rs=$?
   cat "$err" >>"$out"; return $rs
 }
 makefake() {
@@ -50,13 +51,13 @@ values() {
     "$fake/proc/sys/kernel/perf_event_paranoid" "$fake/proc/sys/kernel/nmi_watchdog" | tr '\n' ' '
 }
 
-echo "1..12"
+echo "1..15"
 
 if [ ! -f "$open" ]; then
-  for i in 1 2 3 4 5 6 7 8 9 10 11 12; do failed "no $open"; done; exit 0
+  for i in $(seq 15); do failed "no $open"; done; exit 0
 fi
 if [ -n "$nohook" ]; then
-  for i in 1 2 3 4 5 6 7 8 9 10 11 12; do skip "the fake-root cases" "$nohook"; done; exit 0
+  for i in $(seq 15); do skip "the fake-root cases" "$nohook"; done; exit 0
 fi
 cp "$open" "$script" && chmod 755 "$script" || exit 1
 
@@ -149,3 +150,52 @@ if [ $s -eq 0 ] && [ $s2 -eq 0 ] && ! grep -q secret "$out" && ! printf '%s\n' "
    grep -q 'nmi_watchdog: changed not a number -> 0' "$out"; then
   ok "a file holding text: shown as not a number, its text never printed"
 else failed "text in nmi_watchdog: exit $s/$s2"; printf '%s\n' "$dry" | sed 's/^/# dry run: /'; fi
+
+# The hook is refused, exit 2 with a message on stderr and nothing printed
+# on stdout, nothing read or written: as root (here nmi_watchdog links to a
+# victim file that root would overwrite and print), for a tree of another
+# user's, and for a hook that is itself a symbolic link.
+victim=$tmp/victim
+if [ "$(id -u)" != 0 ]; then
+  skip "as root, CPUCYCLES_OPEN_ROOT is refused" "not root"
+else
+  makefake; echo 'victim-secret 4242' >"$victim"; rm -f "$fake/proc/sys/kernel/nmi_watchdog"
+  ln -s "$victim" "$fake/proc/sys/kernel/nmi_watchdog"
+  bad=
+  for a in --dry-run ''; do
+    CPUCYCLES_OPEN_ROOT=$fake sh "$script" $a >"$out" 2>"$err"; s=$?
+    stdout=$(cat "$out"); cat "$err" >>"$out"
+    { [ $s -eq 2 ] && [ -z "$stdout" ] && grep -q 'CPUCYCLES_OPEN_ROOT=.* refused: .*not for root' "$err" &&
+      ! grep -q -e victim-secret -e 4242 "$out" && [ "$(cat "$victim")" = 'victim-secret 4242' ] &&
+      [ "$(cat "$fake/proc/sys/kernel/perf_event_paranoid")" = 4 ]; } || bad="$bad [${a:-real run}: exit $s, victim now: $(tr -d "\n" <"$victim")]"
+  done
+  if [ -z "$bad" ]; then
+    ok "as root, CPUCYCLES_OPEN_ROOT is refused: exit 2, the victim of a link untouched and not printed"
+  else failed "root with the hook:$bad"; fi
+fi
+
+makefake; before=$(values)
+if [ -n "$asuser" ]; then
+  # root's tree, every file writable by nobody: only the owner check stops it
+  chown -R 0:0 "$fake"; chmod -R a+rwX "$fake"
+else
+  hook=/dev # not ours, and no proc or sys in it
+  [ "$(ls -ldn /dev | { read -r _ _ o _; echo "$o"; })" != "$(id -u)" ] || hook=
+fi
+if [ -z "$asuser" ] && [ -z "$hook" ]; then
+  skip "a tree of another user's is refused" "no directory of another user's"
+else
+  run; s=$?
+  if [ $s -eq 2 ] && [ "$(values)" = "$before" ] && grep -q 'refused: not a directory of yours' "$err" &&
+     [ "$(cat "$out")" = "$(cat "$err")" ]; then
+    ok "a tree of another user's is refused: exit 2, nothing written"
+  else failed "another user's tree: exit $s, values $(values) (were $before)"; fi
+fi
+hook=
+
+makefake; before=$(values); ln -s "$fake" "$tmp/link"
+hook=$tmp/link/; run; s=$?; hook=
+if [ $s -eq 2 ] && [ "$(values)" = "$before" ] && grep -q 'refused: a symbolic link' "$err" &&
+   [ "$(cat "$out")" = "$(cat "$err")" ]; then
+  ok "a hook that is a symbolic link (to the user's own tree) is refused: exit 2, nothing written"
+else failed "a linked hook: exit $s, values $(values) (were $before)"; fi
