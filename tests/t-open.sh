@@ -51,13 +51,13 @@ values() {
     "$fake/proc/sys/kernel/perf_event_paranoid" "$fake/proc/sys/kernel/nmi_watchdog" | tr '\n' ' '
 }
 
-echo "1..15"
+echo "1..17"
 
 if [ ! -f "$open" ]; then
-  for i in $(seq 15); do failed "no $open"; done; exit 0
+  for i in $(seq 17); do failed "no $open"; done; exit 0
 fi
 if [ -n "$nohook" ]; then
-  for i in $(seq 15); do skip "the fake-root cases" "$nohook"; done; exit 0
+  for i in $(seq 17); do skip "the fake-root cases" "$nohook"; done; exit 0
 fi
 cp "$open" "$script" && chmod 755 "$script" || exit 1
 
@@ -199,3 +199,54 @@ if [ $s -eq 2 ] && [ "$(values)" = "$before" ] && grep -q 'refused: a symbolic l
    [ "$(cat "$out")" = "$(cat "$err")" ]; then
   ok "a hook that is a symbolic link (to the user's own tree) is refused: exit 2, nothing written"
 else failed "a linked hook: exit $s, values $(values) (were $before)"; fi
+
+# Under the hook no link is followed, however the victim is reached: each
+# such file is "refused" (naming the link), neither read nor written, exit
+# 1, the other files done.  The victims are the user's own and writable, so
+# following a link would change them; one holds a number, which would be
+# printed.  First the files themselves: nmi_watchdog links to a victim,
+# perf_user_access to a file that does not exist yet (a write would make it).
+victim=$tmp/v/victim; mkdir -p "$tmp/v"
+makefake; printf 'victim-secret\n' >"$victim"; printf '4242\n' >"$victim.num"
+rm -f "$fake/proc/sys/kernel/nmi_watchdog" "$fake/proc/sys/kernel/perf_event_paranoid"
+ln -s "$victim" "$fake/proc/sys/kernel/nmi_watchdog"
+ln -s "$victim.num" "$fake/proc/sys/kernel/perf_event_paranoid"
+ln -s "$victim.new" "$fake/proc/sys/kernel/perf_user_access"
+own "$fake" "$tmp/v"
+bad=
+for a in --dry-run ''; do
+  run $a; s=$?
+  { [ $s -eq 1 ] && ! grep -q -e victim-secret -e 4242 "$out" &&
+    grep -q '^/proc/sys/kernel/nmi_watchdog: refused: /proc/sys/kernel/nmi_watchdog is a symbolic link' "$out" &&
+    grep -q '^/proc/sys/kernel/perf_event_paranoid: refused: .* symbolic link' "$out" &&
+    grep -q '^/proc/sys/kernel/perf_user_access: refused: .* symbolic link' "$out" &&
+    [ "$(cat "$victim")" = victim-secret ] && [ "$(cat "$victim.num")" = 4242 ] && [ ! -e "$victim.new" ] &&
+    [ "$(cat "$fake/sys/bus/event_source/devices/cpu/rdpmc")" = "$([ -n "$a" ] && echo 1 || echo 2)" ]
+  } || bad="$bad [${a:-real run}: exit $s, victims now: $(cat "$victim" "$victim.num" | tr '\n' ' ')$([ ! -e "$victim.new" ] || echo "and $victim.new made")]"
+done
+if [ -z "$bad" ]; then
+  ok "symbolic links to files in the fake tree: refused, not followed, not printed, exit 1, the others done"
+else failed "linked files:$bad"; fi
+
+# Then directories: proc/sys and sys/bus/event_source/devices link to trees
+# of victims.
+makefake; rm -rf "$fake/proc/sys" "$fake/sys/bus/event_source/devices" "$tmp/vsys" "$tmp/vdev"
+mkdir -p "$tmp/vsys/kernel" "$tmp/vdev/cpu"
+printf '4242\n' >"$tmp/vsys/kernel/perf_event_paranoid"; printf 'victim-secret\n' >"$tmp/vsys/kernel/nmi_watchdog"
+printf '4343\n' >"$tmp/vdev/cpu/rdpmc"
+ln -s "$tmp/vsys" "$fake/proc/sys"; ln -s "$tmp/vdev" "$fake/sys/bus/event_source/devices"
+own "$fake" "$tmp/vsys" "$tmp/vdev"
+victims() { cat "$tmp/vsys/kernel/perf_event_paranoid" "$tmp/vsys/kernel/nmi_watchdog" "$tmp/vdev/cpu/rdpmc" | tr '\n' ' '; }
+bad=
+for a in --dry-run ''; do
+  run $a; s=$?
+  { [ $s -eq 1 ] && ! grep -q -e victim-secret -e 4242 -e 4343 "$out" &&
+    grep -q '^/proc/sys/kernel/nmi_watchdog: refused: /proc/sys is a symbolic link' "$out" &&
+    grep -q '^/proc/sys/kernel/perf_event_paranoid: refused: /proc/sys is a symbolic link' "$out" &&
+    grep -q '^/sys/bus/event_source/devices/cpu/rdpmc: refused: /sys/bus/event_source/devices is a symbolic link' "$out" &&
+    [ "$(victims)" = "4242 victim-secret 4343 " ] && [ ! -e "$tmp/vsys/kernel/perf_user_access" ]
+  } || bad="$bad [${a:-real run}: exit $s, victims now: $(victims)]"
+done
+if [ -z "$bad" ]; then
+  ok "symbolic links to directories in the fake tree: refused, not followed, not printed, exit 1"
+else failed "linked directories:$bad"; fi
