@@ -4,7 +4,10 @@
 # the machine's own files: --help, --dry-run changes nothing and prints the
 # plan, the real mode writes the values, a file it cannot write is reported
 # with exit 1, a missing file is "not present here", an unknown option is
-# exit 2.  Needs top_builddir (from AM_TESTS_ENVIRONMENT).
+# exit 2; a value is printed only when it is a number, with no shell error
+# for one that is not; the hook is refused (exit 2) as root, for another
+# user's tree and when it is a link, and no link below it is followed.
+# Needs top_builddir (from AM_TESTS_ENVIRONMENT).
 # The hook is for an unprivileged user: when this test runs as root (as CI
 # does), the tool runs as nobody (setpriv) on a fake tree owned by nobody,
 # from a copy of the script that user can read (the build tree may be closed
@@ -18,7 +21,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-open.XXXXXX") || exit 1
 chmod 755 "$tmp"
 fake=$tmp/fake out=$tmp/out err=$tmp/err script=$tmp/cpucycles-open
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
-asuser= nohook=
+asuser='' nohook=''
 if [ "$(id -u)" = 0 ]; then
   if command -v setpriv >/dev/null 2>&1; then
     asuser="setpriv --reuid=65534 --regid=65534 --clear-groups"
