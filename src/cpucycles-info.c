@@ -301,42 +301,74 @@ static int report_json(const struct cpucycles_decision *d)
 
 /* ---- compare mode ---- */
 
-#define SAVED_MAX 65536
+/* A result is under 1 KiB, but its name may be long and a file may be
+ * padded: the whole file is read, up to this many bytes (so that
+ * /dev/zero or a wrong file ends with a message, not memory exhausted). */
+#define SAVED_MAX (16L << 20)
+#define SAVED_MAX_TEXT "16 MiB"
 #define Z99 2.575829 /* two-sided 99%, as cpucycles_bench_compare() */
 
 struct saved {
+  const char *label, *path; /* "OLD" or "NEW", and its file */
+  char *text;               /* the file, NUL-terminated */
+  size_t length;
   double cycles, error;
   char counter[128], host[128], name[256];
 };
 
-/* A cpucycles_bench_format() JSON result from path; 0, or -1 with a
- * message on stderr. */
-static int load_saved(const char *path, struct saved *r)
+/* "cpucycles-info: OLD path: what" on stderr; -1. */
+static int refuse(const struct saved *r, const char *what)
 {
-  static char text[SAVED_MAX];
-  char value[64];
-  const char *end;
-  size_t got;
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    fprintf(stderr, "cpucycles-info: %s: %s\n", path, strerror(errno));
-    return -1;
-  }
-  got = fread(text, 1, sizeof text - 1, f);
+  fprintf(stderr, "cpucycles-info: %s %s: %s\n", r->label, r->path, what);
+  return -1;
+}
+
+/* The whole of r->path into r->text: 0, or -1 with a message (a read
+ * error as the system says it: a directory is "Is a directory"). */
+static int read_saved(struct saved *r)
+{
+  FILE *f = fopen(r->path, "rb");
+  size_t room = 0;
+  char *more;
+  int error = 0;
+  if (!f) return refuse(r, strerror(errno));
+  do {
+    if (r->length == room) {
+      room = room ? 2 * room : 65536;
+      if (room > SAVED_MAX + 1) room = SAVED_MAX + 1; /* one more byte says "too large" */
+      if (!(more = realloc(r->text, room + 1))) {
+        error = ENOMEM;
+        break;
+      }
+      r->text = more;
+    }
+    errno = 0;
+    r->length += fread(r->text + r->length, 1, room - r->length, f);
+    if (ferror(f)) error = errno ? errno : EIO;
+  } while (!error && !feof(f) && r->length <= SAVED_MAX);
   fclose(f);
-  text[got] = 0;
-  if (!cpucycles_json_value(text, "type", value, sizeof value) || strcmp(value, "bench") != 0) {
-    fprintf(stderr, "cpucycles-info: %s: not a cpucycles_bench() result in JSON (no \"type\": \"bench\")\n", path);
-    return -1;
-  }
+  if (error) return refuse(r, strerror(error));
+  if (r->length > SAVED_MAX) return refuse(r, "too large (over " SAVED_MAX_TEXT "): not a cpucycles_bench() result");
+  r->text[r->length] = 0;
+  return 0;
+}
+
+/* A cpucycles_bench_format() JSON result from r->path; 0, or -1 with a
+ * message on stderr. */
+static int load_saved(struct saved *r)
+{
+  char value[64];
+  const char *end, *text;
+  if (read_saved(r) != 0) return -1;
+  text = r->text;
+  if (!cpucycles_json_value(text, "type", value, sizeof value) || strcmp(value, "bench") != 0)
+    return refuse(r, "not a cpucycles_bench() result in JSON (no \"type\": \"bench\")");
   if (!cpucycles_json_value(text, "interquartile_mean", value, sizeof value) ||
       (r->cycles = cpucycles_parse_decimal(value, &end), end == value || *end) ||
       !cpucycles_json_value(text, "interquartile_mean_error", value, sizeof value) ||
       (r->error = cpucycles_parse_decimal(value, &end), end == value || *end) ||
-      r->cycles <= 0 || r->error < 0) {
-    fprintf(stderr, "cpucycles-info: %s: no positive interquartile_mean with its error\n", path);
-    return -1;
-  }
+      r->cycles <= 0 || r->error < 0)
+    return refuse(r, "no positive interquartile_mean with its error");
   if (!cpucycles_json_value(text, "counter", r->counter, sizeof r->counter)) r->counter[0] = 0;
   if (!cpucycles_json_value(text, "host", r->host, sizeof r->host)) r->host[0] = 0;
   if (!cpucycles_json_value(text, "name", r->name, sizeof r->name)) r->name[0] = 0;
@@ -349,7 +381,11 @@ static int compare_saved(const char *old_path, const char *new_path, double tole
   double ratio, error, low, high, rel_old, rel_new;
   const char *verdict = "indistinguishable";
   int status = 0;
-  if (load_saved(old_path, &old) != 0 || load_saved(new_path, &new) != 0) return 2;
+  memset(&old, 0, sizeof old), memset(&new, 0, sizeof new);
+  old.label = "OLD", old.path = old_path, new.label = "NEW", new.path = new_path;
+  if (load_saved(&old) != 0 || load_saved(&new) != 0) status = 2;
+  free(old.text), free(new.text);
+  if (status) return status;
   if (strcmp(old.counter, new.counter) || strcmp(old.host, new.host))
     fprintf(stderr, "cpucycles-info: warning: measured with %s on %s, then %s on %s\n",
             old.counter, old.host, new.counter, new.host);

@@ -21,7 +21,7 @@ out=$(mktemp "${TMPDIR:-/tmp}/cpucycles-info.XXXXXX") || exit 1
 err=$out.err
 trap 'rm -f "$out" "$err" "$out.text"' EXIT
 
-echo "1..25"
+echo "1..30"
 if $info >"$out" 2>"$err" && grep -q '^cpucycles version ' "$out" && grep -q '^cpucycles implementation' "$out"; then
   ok "cpucycles-info prints its report and exits 0"
 else
@@ -211,6 +211,18 @@ compare_case 1 ': NEW slower (tolerance 0%)' "1% slower with --tolerance 0" "$sa
 compare_case 0 'warning: measured with amd64-tsc on h, then arm64-vct' "20% faster, on another counter (warned)" "$saved-old.json" "$saved-fast.json"
 compare_case 2 'not a cpucycles_bench() result' "a comparison's JSON is refused" "$saved-old.json" "$saved-other.json"
 compare_case 2 "not a percentage" "a bad --tolerance is refused" "$saved-old.json" "$saved-new.json" --tolerance abc
+# The whole file is read (up to 16 MiB): a name as long as the library
+# writes one (70000 bytes), valid JSON after 100 KB of blanks; /dev/zero
+# ends with a message; a read error is the system's.
+saved_json "$saved-long.json" "$(head -c 70000 /dev/zero | tr '\0' x)" 1100 2
+compare_case 1 'new/old 1.1000, .*: NEW slower' "a 70000-byte name is read" "$saved-old.json" "$saved-long.json"
+{ head -c 100000 /dev/zero | tr '\0' ' '; cat "$saved-new.json"; } >"$saved-blanks.json"
+compare_case 1 'new/old 1.1000, .*: NEW slower' "JSON after 100 KB of blanks is read" "$saved-old.json" "$saved-blanks.json"
+compare_case 2 'NEW /dev/zero: too large (over 16 MiB)' "/dev/zero is refused, too large" "$saved-old.json" /dev/zero
+mkdir "$saved-dir.json"
+compare_case 2 'NEW .*-dir.json: Is a directory' "a directory: the system's error" "$saved-old.json" "$saved-dir.json"
+compare_case 2 'OLD .*-missing.json: No such file' "a missing file: the system's error" "$saved-missing.json" "$saved-new.json"
+rmdir "$saved-dir.json"
 rm -f "$saved"-*.json
 
 # ---- every mode: a write failure is exit 1 ----
