@@ -24,6 +24,7 @@
 #include "counter-setup.h"
 #include "cpucycles/readfile.h"
 #include "info-abi.h"
+#include "json-read.h"
 #include <errno.h>
 #include "sqrt.h"
 #include <stdio.h>
@@ -308,18 +309,25 @@ static int report_json(const struct cpucycles_decision *d)
 #define SAVED_MAX_TEXT "16 MiB"
 #define Z99 2.575829 /* two-sided 99%, as cpucycles_bench_compare() */
 
-struct saved {
-  const char *label, *path; /* "OLD" or "NEW", and its file */
-  char *text;               /* the file, NUL-terminated */
-  size_t length;
-  double cycles, error;
-  char counter[128], host[128], name[256];
+/* A string of a saved result, as read: UTF-8 that may hold any character. */
+struct text {
+  const char *s;
+  size_t n;
 };
 
-/* "cpucycles-info: OLD path: what" on stderr; -1. */
-static int refuse(const struct saved *r, const char *what)
+struct saved {
+  const char *label, *path; /* "OLD" or "NEW", and its file */
+  char *text;               /* the file, until parsed */
+  size_t length;
+  struct cpucycles_json doc;
+  double cycles, error;
+  struct text name, counter, host; /* "" when missing */
+};
+
+/* "cpucycles-info: OLD path: what" (what in two parts) on stderr; -1. */
+static int refuse(const struct saved *r, const char *what, const char *more)
 {
-  fprintf(stderr, "cpucycles-info: %s %s: %s\n", r->label, r->path, what);
+  fprintf(stderr, "cpucycles-info: %s %s: %s%s\n", r->label, r->path, what, more);
   return -1;
 }
 
@@ -331,12 +339,12 @@ static int read_saved(struct saved *r)
   size_t room = 0;
   char *more;
   int error = 0;
-  if (!f) return refuse(r, strerror(errno));
+  if (!f) return refuse(r, strerror(errno), "");
   do {
     if (r->length == room) {
       room = room ? 2 * room : 65536;
       if (room > SAVED_MAX + 1) room = SAVED_MAX + 1; /* one more byte says "too large" */
-      if (!(more = realloc(r->text, room + 1))) {
+      if (!(more = realloc(r->text, room))) {
         error = ENOMEM;
         break;
       }
@@ -347,60 +355,95 @@ static int read_saved(struct saved *r)
     if (ferror(f)) error = errno ? errno : EIO;
   } while (!error && !feof(f) && r->length <= SAVED_MAX);
   fclose(f);
-  if (error) return refuse(r, strerror(error));
-  if (r->length > SAVED_MAX) return refuse(r, "too large (over " SAVED_MAX_TEXT "): not a cpucycles_bench() result");
-  r->text[r->length] = 0;
+  if (error) return refuse(r, strerror(error), "");
+  if (r->length > SAVED_MAX)
+    return refuse(r, "too large (over " SAVED_MAX_TEXT "): not a cpucycles_bench() result", "");
   return 0;
 }
 
-/* A cpucycles_bench_format() JSON result from r->path; 0, or -1 with a
- * message on stderr. */
+/* r's number key in *x: 0, or -1 with a message. */
+static int figure(const struct saved *r, const char *key, double *x)
+{
+  if (!cpucycles_json_number(&r->doc, key, x)) return refuse(r, key, ": missing, or not a number");
+  return 0;
+}
+
+/* r's string key, "" when it has none. */
+static struct text field(const struct saved *r, const char *key)
+{
+  struct text t;
+  if (!(t.s = cpucycles_json_string(&r->doc, key, &t.n))) t.s = "", t.n = 0;
+  return t;
+}
+
+/* A cpucycles_bench_format() JSON result from r->path, read as JSON
+ * (json-read.h): only the top-level object's own members count.  0, or -1
+ * with a message on stderr. */
 static int load_saved(struct saved *r)
 {
-  char value[64];
-  const char *end, *text;
-  if (read_saved(r) != 0) return -1;
-  text = r->text;
-  if (!cpucycles_json_value(text, "type", value, sizeof value) || strcmp(value, "bench") != 0)
-    return refuse(r, "not a cpucycles_bench() result in JSON (no \"type\": \"bench\")");
-  if (!cpucycles_json_value(text, "interquartile_mean", value, sizeof value) ||
-      (r->cycles = cpucycles_parse_decimal(value, &end), end == value || *end) ||
-      !cpucycles_json_value(text, "interquartile_mean_error", value, sizeof value) ||
-      (r->error = cpucycles_parse_decimal(value, &end), end == value || *end) ||
-      r->cycles <= 0 || r->error < 0)
-    return refuse(r, "no positive interquartile_mean with its error");
-  if (!cpucycles_json_value(text, "counter", r->counter, sizeof r->counter)) r->counter[0] = 0;
-  if (!cpucycles_json_value(text, "host", r->host, sizeof r->host)) r->host[0] = 0;
-  if (!cpucycles_json_value(text, "name", r->name, sizeof r->name)) r->name[0] = 0;
+  char why[256];
+  struct text type;
+  int read = read_saved(r);
+  int parsed = read == 0 && cpucycles_json_parse(&r->doc, r->text, r->length, why, sizeof why) == 0;
+  free(r->text), r->text = 0; /* (the document keeps its own text) */
+  if (read != 0) return -1;
+  if (!parsed) return refuse(r, "not JSON: ", why);
+  type = field(r, "type");
+  if (type.n != 5 || strcmp(type.s, "bench") != 0)
+    return refuse(r, "not a cpucycles_bench() result in JSON (no \"type\": \"bench\" at its top level)", "");
+  if (figure(r, "interquartile_mean", &r->cycles) != 0 ||
+      figure(r, "interquartile_mean_error", &r->error) != 0)
+    return -1;
+  if (r->cycles <= 0) return refuse(r, "interquartile_mean: not positive", "");
+  if (r->error < 0) return refuse(r, "interquartile_mean_error: negative", "");
+  r->name = field(r, "name"), r->counter = field(r, "counter"), r->host = field(r, "host");
   return 0;
+}
+
+/* A string from a file, on f. */
+static void put_text(FILE *f, struct text t)
+{
+  fwrite(t.s, 1, t.n, f);
+}
+
+static int same(struct text a, struct text b) { return a.n == b.n && memcmp(a.s, b.s, a.n) == 0; }
+
+static int compare_loaded(const struct saved *old, const struct saved *new, double tolerance)
+{
+  double ratio, error, low, high, rel_old, rel_new;
+  const char *verdict = "indistinguishable";
+  int status = 0;
+  if (!same(old->counter, new->counter) || !same(old->host, new->host)) {
+    fputs("cpucycles-info: warning: measured with ", stderr), put_text(stderr, old->counter);
+    fputs(" on ", stderr), put_text(stderr, old->host);
+    fputs(", then ", stderr), put_text(stderr, new->counter);
+    fputs(" on ", stderr), put_text(stderr, new->host), fputs("\n", stderr);
+  }
+  ratio = new->cycles / old->cycles;
+  /* the delta method: relative errors add in quadrature */
+  rel_old = old->error / old->cycles, rel_new = new->error / new->cycles;
+  error = ratio * cpucycles_sqrt(rel_old * rel_old + rel_new * rel_new);
+  low = ratio - Z99 * error, high = ratio + Z99 * error;
+  if (low > 1 + tolerance / 100) verdict = "NEW slower", status = 1;
+  if (high < 1 - tolerance / 100) verdict = "NEW faster";
+  fputs("old ", stdout), put_text(stdout, old->name);
+  printf(": %.2f cycles per call (+- %.2f)\n", old->cycles, old->error);
+  fputs("new ", stdout), put_text(stdout, new->name);
+  printf(": %.2f cycles per call (+- %.2f)\n", new->cycles, new->error);
+  printf("new/old %.4f, 99%% interval [%.4f, %.4f]: %s (tolerance %g%%)\n", ratio, low, high,
+         verdict, tolerance);
+  return finish(status);
 }
 
 static int compare_saved(const char *old_path, const char *new_path, double tolerance)
 {
   struct saved old, new;
-  double ratio, error, low, high, rel_old, rel_new;
-  const char *verdict = "indistinguishable";
-  int status = 0;
+  int status;
   memset(&old, 0, sizeof old), memset(&new, 0, sizeof new);
   old.label = "OLD", old.path = old_path, new.label = "NEW", new.path = new_path;
-  if (load_saved(&old) != 0 || load_saved(&new) != 0) status = 2;
-  free(old.text), free(new.text);
-  if (status) return status;
-  if (strcmp(old.counter, new.counter) || strcmp(old.host, new.host))
-    fprintf(stderr, "cpucycles-info: warning: measured with %s on %s, then %s on %s\n",
-            old.counter, old.host, new.counter, new.host);
-  ratio = new.cycles / old.cycles;
-  /* the delta method: relative errors add in quadrature */
-  rel_old = old.error / old.cycles, rel_new = new.error / new.cycles;
-  error = ratio * cpucycles_sqrt(rel_old * rel_old + rel_new * rel_new);
-  low = ratio - Z99 * error, high = ratio + Z99 * error;
-  if (low > 1 + tolerance / 100) verdict = "NEW slower", status = 1;
-  if (high < 1 - tolerance / 100) verdict = "NEW faster";
-  printf("old %s: %.2f cycles per call (+- %.2f)\n", old.name, old.cycles, old.error);
-  printf("new %s: %.2f cycles per call (+- %.2f)\n", new.name, new.cycles, new.error);
-  printf("new/old %.4f, 99%% interval [%.4f, %.4f]: %s (tolerance %g%%)\n", ratio, low, high,
-         verdict, tolerance);
-  return finish(status);
+  status = load_saved(&old) == 0 && load_saved(&new) == 0 ? compare_loaded(&old, &new, tolerance) : 2;
+  cpucycles_json_free(&old.doc), cpucycles_json_free(&new.doc);
+  return status;
 }
 
 /* ---- check mode ---- */

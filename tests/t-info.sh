@@ -21,7 +21,7 @@ out=$(mktemp "${TMPDIR:-/tmp}/cpucycles-info.XXXXXX") || exit 1
 err=$out.err
 trap 'rm -f "$out" "$err" "$out.text"' EXIT
 
-echo "1..30"
+echo "1..43"
 if $info >"$out" 2>"$err" && grep -q '^cpucycles version ' "$out" && grep -q '^cpucycles implementation' "$out"; then
   ok "cpucycles-info prints its report and exits 0"
 else
@@ -223,6 +223,33 @@ mkdir "$saved-dir.json"
 compare_case 2 'NEW .*-dir.json: Is a directory' "a directory: the system's error" "$saved-old.json" "$saved-dir.json"
 compare_case 2 'OLD .*-missing.json: No such file' "a missing file: the system's error" "$saved-missing.json" "$saved-new.json"
 rmdir "$saved-dir.json"
+# Read as JSON: only the top-level object's own members count, a key
+# repeated there is refused, anything after the object too; any valid
+# layout is read.
+printf '{"meta": {"interquartile_mean": 1, "type": "bench"}, "type": "bench", "name": "m", "interquartile_mean": 3000, "interquartile_mean_error": 2, "counter": "amd64-tsc", "host": "h"}' >"$saved-meta.json"
+compare_case 1 'new/old 3.0000, .*: NEW slower' "a nested interquartile_mean does not count" "$saved-old.json" "$saved-meta.json"
+printf '{"x": {"type": "bench"}, "type": "compare", "interquartile_mean": 1000, "interquartile_mean_error": 2}' >"$saved-nested-type.json"
+compare_case 2 'NEW .*: not a cpucycles_bench() result' "a nested \"type\": \"bench\" does not count" "$saved-old.json" "$saved-nested-type.json"
+sed 's/"interquartile_mean": 1100,/"interquartile_mean": 1000, "interquartile_mean": 1100,/' "$saved-new.json" >"$saved-twice.json"
+compare_case 2 'NEW .*: not JSON: the key "interquartile_mean" appears more than once' "a key twice at the top level is refused" "$saved-old.json" "$saved-twice.json"
+{ cat "$saved-new.json"; echo '{}'; } >"$saved-trailing.json"
+compare_case 2 'NEW .*: not JSON: line 9, column 1: more after the JSON value' "text after the object is refused" "$saved-old.json" "$saved-trailing.json"
+awk '{ printf "%s\r\n", $0 }' "$saved-new.json" >"$saved-crlf.json"
+{ printf '\357\273\277'; cat "$saved-new.json"; } >"$saved-bom.json"
+tr -d ' \n' <"$saved-new.json" >"$saved-minified.json"
+printf '{"counter":"amd64-tsc","host":"h","interquartile_mean":1100,"interquartile_mean_error":2,"name":"new","type":"bench"}' >"$saved-sorted.json"
+for layout in crlf bom minified sorted; do
+  compare_case 1 'new/old 1.1000, .*: NEW slower' "$layout layout is read" "$saved-old.json" "$saved-$layout.json"
+done
+# Garbage is exit 2 with a message, never a crash.
+awk 'BEGIN { for (i = 0; i < 100000; i++) printf "[" }' >"$saved-deep.json"
+compare_case 2 'NEW .*: not JSON: .*nested more than 256 deep' "100000 '[' are refused" "$saved-old.json" "$saved-deep.json"
+head -c 4096 /dev/urandom >"$saved-random.json" 2>/dev/null
+compare_case 2 'NEW .*: not JSON: line ' "random bytes are refused" "$saved-old.json" "$saved-random.json"
+for bad in NaN '"abc"' null; do
+  sed "s/\"interquartile_mean\": 1100,/\"interquartile_mean\": $bad,/" "$saved-new.json" >"$saved-bad.json"
+  compare_case 2 'NEW .*: interquartile_mean: missing, or not a number\|NEW .*: not JSON' "interquartile_mean $bad is refused" "$saved-old.json" "$saved-bad.json"
+done
 rm -f "$saved"-*.json
 
 # ---- every mode: a write failure is exit 1 ----
