@@ -26,6 +26,7 @@
 #include "info-abi.h"
 #include "json-read.h"
 #include <errno.h>
+#include <math.h> /* isfinite, a macro: no libm */
 #include "sqrt.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -361,10 +362,13 @@ static int read_saved(struct saved *r)
   return 0;
 }
 
-/* r's number key in *x: 0, or -1 with a message. */
+/* r's number key in *x: 0, or -1 with a message.  A number beyond a
+ * double's range (1e999) reads as inf, which would make every interval
+ * [-nan, inf] and pass the gate: refused. */
 static int figure(const struct saved *r, const char *key, double *x)
 {
   if (!cpucycles_json_number(&r->doc, key, x)) return refuse(r, key, ": missing, or not a number");
+  if (!isfinite(*x)) return refuse(r, key, ": not a finite number (beyond a double's range)");
   return 0;
 }
 
@@ -424,6 +428,11 @@ static int compare_loaded(const struct saved *old, const struct saved *new, doub
   rel_old = old->error / old->cycles, rel_new = new->error / new->cycles;
   error = ratio * cpucycles_sqrt(rel_old * rel_old + rel_new * rel_new);
   low = ratio - Z99 * error, high = ratio + Z99 * error;
+  if (!isfinite(low) || !isfinite(high)) { /* finite figures can still overflow: 1e300 / 1e-300 */
+    fputs("cpucycles-info: the figures are too far apart to compare (the ratio or its interval "
+          "is not finite)\n", stderr);
+    return 2;
+  }
   if (low > 1 + tolerance / 100) verdict = "NEW slower", status = 1;
   if (high < 1 - tolerance / 100) verdict = "NEW faster";
   fputs("old ", stdout), put_text(stdout, old->name);

@@ -21,7 +21,7 @@ out=$(mktemp "${TMPDIR:-/tmp}/cpucycles-info.XXXXXX") || exit 1
 err=$out.err
 trap 'rm -f "$out" "$err" "$out.text"' EXIT
 
-echo "1..43"
+echo "1..49"
 if $info >"$out" 2>"$err" && grep -q '^cpucycles version ' "$out" && grep -q '^cpucycles implementation' "$out"; then
   ok "cpucycles-info prints its report and exits 0"
 else
@@ -250,6 +250,21 @@ for bad in NaN '"abc"' null; do
   sed "s/\"interquartile_mean\": 1100,/\"interquartile_mean\": $bad,/" "$saved-new.json" >"$saved-bad.json"
   compare_case 2 'NEW .*: interquartile_mean: missing, or not a number\|NEW .*: not JSON' "interquartile_mean $bad is refused" "$saved-old.json" "$saved-bad.json"
 done
+# A regression gate must not pass on garbage: figures beyond a double
+# (1e999 reads as inf), or finite ones whose ratio is not, are exit 2; so
+# are a negative error and a mean that is not positive.
+saved_json "$saved-inf.json" inf 1e999 2
+compare_case 2 'NEW .*: interquartile_mean: not a finite number' "NEW interquartile_mean 1e999 is refused" "$saved-old.json" "$saved-inf.json"
+compare_case 2 'OLD .*: interquartile_mean: not a finite number' "OLD interquartile_mean 1e999 is refused" "$saved-inf.json" "$saved-new.json"
+saved_json "$saved-inf.json" slow 3000 1e999
+compare_case 2 'NEW .*: interquartile_mean_error: not a finite number' "NEW 3x slower with error 1e999 is refused" "$saved-old.json" "$saved-inf.json"
+saved_json "$saved-tiny.json" tiny 1e-300 0
+saved_json "$saved-huge.json" huge 1e300 0
+compare_case 2 'too far apart to compare' "1e-300 against 1e300 (a ratio beyond a double) is refused" "$saved-tiny.json" "$saved-huge.json"
+saved_json "$saved-bad.json" bad 1100 -1
+compare_case 2 'NEW .*: interquartile_mean_error: negative' "a negative error is refused" "$saved-old.json" "$saved-bad.json"
+saved_json "$saved-bad.json" bad 0 2
+compare_case 2 'NEW .*: interquartile_mean: not positive' "a mean of 0 is refused" "$saved-old.json" "$saved-bad.json"
 rm -f "$saved"-*.json
 
 # ---- every mode: a write failure is exit 1 ----
