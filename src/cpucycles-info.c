@@ -325,10 +325,26 @@ struct saved {
   struct text name, counter, host; /* "" when missing */
 };
 
+/* t on f with control bytes as '?' (text.h's rule for the library's
+ * messages): a file's name, counter or host ("\u001b]0;...\u0007",
+ * "\u001b[2J") must not drive the terminal. */
+static void put_text(FILE *f, struct text t)
+{
+  size_t i;
+  for (i = 0; i < t.n; i++) {
+    unsigned char c = (unsigned char)t.s[i];
+    putc(c < 0x20 || c == 0x7f ? '?' : c, f);
+  }
+}
+
 /* "cpucycles-info: OLD path: what" (what in two parts) on stderr; -1. */
 static int refuse(const struct saved *r, const char *what, const char *more)
 {
-  fprintf(stderr, "cpucycles-info: %s %s: %s%s\n", r->label, r->path, what, more);
+  struct text path;
+  path.s = r->path, path.n = strlen(r->path);
+  fprintf(stderr, "cpucycles-info: %s ", r->label);
+  put_text(stderr, path);
+  fprintf(stderr, ": %s%s\n", what, more);
   return -1;
 }
 
@@ -402,12 +418,6 @@ static int load_saved(struct saved *r)
   if (r->error < 0) return refuse(r, "interquartile_mean_error: negative", "");
   r->name = field(r, "name"), r->counter = field(r, "counter"), r->host = field(r, "host");
   return 0;
-}
-
-/* A string from a file, on f. */
-static void put_text(FILE *f, struct text t)
-{
-  fwrite(t.s, 1, t.n, f);
 }
 
 static int same(struct text a, struct text b) { return a.n == b.n && memcmp(a.s, b.s, a.n) == 0; }

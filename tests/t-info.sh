@@ -21,7 +21,7 @@ out=$(mktemp "${TMPDIR:-/tmp}/cpucycles-info.XXXXXX") || exit 1
 err=$out.err
 trap 'rm -f "$out" "$err" "$out.text"' EXIT
 
-echo "1..49"
+echo "1..54"
 if $info >"$out" 2>"$err" && grep -q '^cpucycles version ' "$out" && grep -q '^cpucycles implementation' "$out"; then
   ok "cpucycles-info prints its report and exits 0"
 else
@@ -187,9 +187,9 @@ rm -f "$out.text"
 # (in the build tree, which a probe runner's guest shares; the library's
 # own JSON is read back in t-compare)
 saved=$top_builddir/t-info-saved
-saved_json() { # file name cycles error [counter]
-  printf '{\n  "type": "bench",\n  "name": "%s",\n  "interquartile_mean": %s,\n  "interquartile_mean_error": %s,\n  "counter": "%s",\n  "host": "h"\n}\n' \
-    "$2" "$3" "$4" "${5:-amd64-tsc}" >"$1"
+saved_json() { # file name cycles error [counter [host]]
+  printf '{\n  "type": "bench",\n  "name": "%s",\n  "interquartile_mean": %s,\n  "interquartile_mean_error": %s,\n  "counter": "%s",\n  "host": "%s"\n}\n' \
+    "$2" "$3" "$4" "${5:-amd64-tsc}" "${6:-h}" >"$1"
 }
 saved_json "$saved-old.json" old 1000 2
 saved_json "$saved-new.json" new 1100 2
@@ -203,6 +203,13 @@ compare_case() { # want-status grep-pattern what args...
     ok "--compare $what: exit $status, $(cat "$out" "$err" | grep -- "$pattern" | head -n 1)"
   else
     notok "--compare $what: exit $status, want $want and '$pattern'"; sed 's/^/# /' "$out" "$err"
+  fi
+}
+compare_clean() { # what: the last --compare printed no control byte but its line ends
+  if cat "$out" "$err" | tr -d '\n' | LC_ALL=C grep -q '[[:cntrl:]]'; then
+    notok "--compare $1: a control byte reached the terminal"; cat "$out" "$err" | od -c | sed 's/^/# /'
+  else
+    ok "--compare $1: no control byte reaches the terminal"
   fi
 }
 compare_case 1 'new/old 1.1000, .*: NEW slower' "10% slower" "$saved-old.json" "$saved-new.json"
@@ -265,6 +272,16 @@ saved_json "$saved-bad.json" bad 1100 -1
 compare_case 2 'NEW .*: interquartile_mean_error: negative' "a negative error is refused" "$saved-old.json" "$saved-bad.json"
 saved_json "$saved-bad.json" bad 0 2
 compare_case 2 'NEW .*: interquartile_mean: not positive' "a mean of 0 is refused" "$saved-old.json" "$saved-bad.json"
+# Control characters in a file's strings (escaped, as the library writes
+# them) are printed as '?', in every field and the warning: a result must
+# not retitle or clear the terminal.  Raw ones are not JSON.
+saved_json "$saved-esc.json" 'a\u001b]0;pwned\u0007b\u007f' 1000 2 'x\u001b[2J' 'h\r\n'
+compare_case 0 '^new a?]0;pwned?b?: 1000.00' "escaped control characters in the name" "$saved-old.json" "$saved-esc.json"
+compare_case 0 'then x?\[2J on h??$' "escaped control characters in the counter and host (warning)" "$saved-old.json" "$saved-esc.json"
+compare_clean "escaped control characters"
+printf '{"type": "bench", "name": "a\033]0;pwned\007b", "interquartile_mean": 1000, "interquartile_mean_error": 2, "counter": "x\033[2J", "host": "h"}' >"$saved-esc.json"
+compare_case 2 'NEW .*: not JSON: .*a control character in a string' "raw control characters are refused" "$saved-old.json" "$saved-esc.json"
+compare_clean "raw control characters"
 rm -f "$saved"-*.json
 
 # ---- every mode: a write failure is exit 1 ----
