@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* fuzz-json - libFuzzer harness for the JSON reader cpucycles-info
+ * --compare reads saved results with (src/json-read.c).  Build and run:
+ * tests/fuzz/run.sh.
+ *
+ * The input is the document, exactly its bytes (no NUL after them, so that
+ * a read past the end is a sanitizer report).  Checked besides the
+ * sanitizers: a refusal has a one-line printable message; an accepted
+ * document's members are sorted with no key twice, each found by its name,
+ * their text NUL-terminated at its length and UTF-8 with no surrogate;
+ * whitespace after an accepted document changes nothing, and anything else
+ * after it is refused. */
+#include "json-read.c"
+#include <stdint.h>
+
+/* 1 when text[0..n-1] is UTF-8 (NULs allowed: "\u0000"). */
+static int utf8(const char *text, size_t n)
+{
+  struct parser s;
+  memset(&s, 0, sizeof s);
+  for (s.p = text, s.end = text + n; s.p < s.end; s.p += utf8_length(&s))
+    if (utf8_length(&s) == 0) return 0;
+  return 1;
+}
+
+static void check_refusal(const char *why)
+{
+  const char *p;
+  if (!*why) abort();
+  for (p = why; *p; p++)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f) abort();
+}
+
+static void check_document(const struct cpucycles_json *doc)
+{
+  size_t i;
+  if (doc->count && doc->type != CPUCYCLES_JSON_OBJECT) abort();
+  for (i = 0; i < doc->count; i++) {
+    const struct cpucycles_json_member *m = &doc->members[i];
+    if (i && compare_keys(&doc->members[i - 1], m) >= 0) abort();
+    if (m->key[m->key_length] || !utf8(m->key, m->key_length)) abort();
+    if (strlen(m->key) == m->key_length && cpucycles_json_find(doc, m->key) != m) abort();
+    if ((m->type == CPUCYCLES_JSON_STRING) != (m->string != 0)) abort();
+    if (m->string && (m->string[m->length] || !utf8(m->string, m->length))) abort();
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+  struct cpucycles_json doc, again;
+  char why[256], *more;
+  int ok = cpucycles_json_parse(&doc, (const char *)data, size, why, sizeof why) == 0;
+  if (!ok) {
+    check_refusal(why);
+    return 0;
+  }
+  check_document(&doc);
+
+  if (!(more = malloc(size + 1))) abort();
+  memcpy(more, data, size);
+  more[size] = '\n';
+  if (cpucycles_json_parse(&again, more, size + 1, why, sizeof why) != 0 ||
+      again.count != doc.count || again.type != doc.type)
+    abort();
+  cpucycles_json_free(&again);
+  more[size] = 'x';
+  if (cpucycles_json_parse(&again, more, size + 1, why, sizeof why) == 0) abort();
+  check_refusal(why);
+  free(more);
+  cpucycles_json_free(&doc);
+  return 0;
+}
