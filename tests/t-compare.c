@@ -3,9 +3,11 @@
  * simulated timings (a TSC-like grid of 26 ticks, noise, interrupts,
  * drift), 100 seeded trials per case so that the rates are the test; the
  * whole comparison driven by a fake counter (interleaving, the order of
- * the pair, batching, exclusions, errors); results as JSON and CSV. */
+ * the pair, batching, exclusions, errors); results as JSON and CSV, the
+ * JSON read back strictly (json-read.c, cpucycles-info --compare's reader). */
 #include "bench.h"
 #include "format.h"
+#include "json-read.h"
 #include "sqrt.h"
 #include "tap.h"
 #include <errno.h>
@@ -237,11 +239,50 @@ static int csv_fields(const char *line)
   return n;
 }
 
+/* A result the library writes with a 70000-byte name, control characters
+ * and bytes that are not UTF-8 in it, is strict JSON that reads back:
+ * the name as it was, but U+FFFD for each byte that was not UTF-8. */
+static void read_back_long_name(void)
+{
+  struct cpucycles_bench_result b;
+  struct cpucycles_json doc;
+  char *name = malloc(70001), *want = malloc(70003), *buf = 0, why[256];
+  const char *text = 0;
+  size_t length = 0;
+  double x = 0;
+  long n;
+  int parsed;
+  memset(&b, 0, sizeof b);
+  b.interquartile_mean = 1100, b.interquartile_mean_error = 2;
+  if (name && want) {
+    memset(name, 'x', 70000), memcpy(name, "\033]0;\007\"\\\377", 8), name[70000] = 0;
+    memcpy(want, "\033]0;\007\"\\\357\277\275", 10), memset(want + 10, 'x', 69992), want[70002] = 0;
+    n = cpucycles_bench_format(0, 0, CPUCYCLES_FORMAT_JSON, name, &b);
+    if (n > 0 && (buf = malloc((size_t)n + 1)) != 0)
+      cpucycles_bench_format(buf, (unsigned long)n + 1, CPUCYCLES_FORMAT_JSON, name, &b);
+  }
+  strcpy(why, "not written");
+  parsed = buf && cpucycles_json_parse(&doc, buf, strlen(buf), why, sizeof why) == 0;
+  if (parsed) {
+    text = cpucycles_json_string(&doc, "name", &length);
+    cpucycles_json_number(&doc, "interquartile_mean", &x);
+  }
+  tap_ok(parsed && text && length == 70002 && !memcmp(text, want, length) && x == 1100,
+         "a result with a 70000-byte name (control characters, a byte not UTF-8) is strict JSON "
+         "and reads back: %s", parsed ? "its name as written" : why);
+  if (parsed) cpucycles_json_free(&doc);
+  free(name), free(want), free(buf);
+}
+
 static void formats(void)
 {
   struct cpucycles_compare_result c;
   struct cpucycles_bench_result b;
-  char buf[4096], header[4096], small[10], value[256];
+  char buf[4096], header[4096], small[10], why[256];
+  struct cpucycles_json doc;
+  const char *text;
+  size_t length;
+  double x;
   long n;
 
   memset(&c, 0, sizeof c);
@@ -253,10 +294,13 @@ static void formats(void)
              strstr(buf, "\"flags\": [\"pinned\", \"switched\"]") && strstr(buf, "\"counter\": ") &&
              strstr(buf, "\"persecond_source\": ") && strstr(buf, "\"host\": "),
          "a comparison as JSON: names escaped, verdict, ratio, flags, the environment");
-  tap_ok(cpucycles_json_value(buf, "name_a", value, sizeof value) && !strcmp(value, "old \"v1\"\\n") &&
-             cpucycles_json_value(buf, "pairs", value, sizeof value) && !strcmp(value, "1000") &&
-             !cpucycles_json_value(buf, "nothing", value, sizeof value),
-         "read back: a string, a number, a missing key");
+  tap_ok(cpucycles_json_parse(&doc, buf, strlen(buf), why, sizeof why) == 0 &&
+             (text = cpucycles_json_string(&doc, "name_a", &length)) && !strcmp(text, "old \"v1\"\n") &&
+             cpucycles_json_number(&doc, "pairs", &x) && x == 1000 &&
+             !cpucycles_json_find(&doc, "nothing"),
+         "read back as JSON (json-read.c, cpucycles-info's reader): a string, a number, a missing key");
+  cpucycles_json_free(&doc);
+  read_back_long_name();
 
   cpucycles_compare_format(header, sizeof header, CPUCYCLES_FORMAT_CSV_HEADER, 0, 0, 0);
   cpucycles_compare_format(buf, sizeof buf, CPUCYCLES_FORMAT_CSV, "a, with comma", "b \"q\"", &c);
@@ -306,7 +350,7 @@ static void square_root(void)
 
 int main(void)
 {
-  tap_plan(26);
+  tap_plan(27);
   square_root();
   statistics();
   fake_runs();
