@@ -23,10 +23,4 @@ void cpucycles_out_json_string(struct cpucycles_out *o, const char *s);
 /* RFC 4180: quoted when it holds a comma, a quote or a line break */
 void cpucycles_out_csv_field(struct cpucycles_out *o, const char *s);
 
-/* The value of "key" in a flat JSON object (what cpucycles_bench_format()
- * writes) into value[size]: a string's text (\" and \\ undone; other
- * escapes left as they are), or a number's, true's or null's characters.
- * 1 when found, 0 when not. */
-int cpucycles_json_value(const char *json, const char *key, char *value, unsigned long size);
-
 #endif

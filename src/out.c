@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* out.c - format.h's writer: text into a caller's buffer as snprintf()
- * writes it, JSON strings and CSV fields escaped, numbers in the C locale,
- * and the reader of the flat JSON it writes.  Compiled into the library
- * and into cpucycles-info (which links only the library's API). */
+ * writes it, JSON strings and CSV fields escaped, numbers in the C locale.
+ * Compiled into the library and into cpucycles-info (which links only the
+ * library's API). */
 #include "format.h"
 #include <locale.h>
 #include <stdio.h>
@@ -96,35 +96,4 @@ void cpucycles_out_csv_field(struct cpucycles_out *o, const char *s)
   add(o, "\"", 1);
   for (p = s; *p; p++) add(o, *p == '"' ? "\"\"" : p, *p == '"' ? 2 : 1); /* "" */
   add(o, "\"", 1);
-}
-
-int cpucycles_json_value(const char *json, const char *key, char *value, unsigned long size)
-{
-  size_t klen = strlen(key);
-  const char *p = json;
-  unsigned long n = 0;
-  if (size == 0) return 0;
-  while ((p = strchr(p, '"')) != 0) {
-    if (strncmp(p + 1, key, klen) != 0 || p[1 + klen] != '"') {
-      p++;
-      continue;
-    }
-    p += klen + 2;
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
-    if (*p != ':') continue;
-    p++;
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
-    if (*p == '"') {
-      for (p++; *p && *p != '"'; p++) {
-        if (*p == '\\' && (p[1] == '"' || p[1] == '\\')) p++;
-        if (n + 1 < size) value[n++] = *p;
-      }
-    } else {
-      for (; *p && *p != ',' && *p != '}' && *p != '\n' && *p != ' '; p++)
-        if (n + 1 < size) value[n++] = *p;
-    }
-    value[n] = 0;
-    return 1;
-  }
-  return 0;
 }
