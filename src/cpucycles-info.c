@@ -14,7 +14,9 @@
  *   cpucycles-info --compare OLD NEW [--tolerance PERCENT]
  *                            two cpucycles_bench() results saved as JSON
  *                            (cpucycles_bench_format()): 0 NEW is not
- *                            slower, 1 it is
+ *                            slower, 1 it is, 2 a file that cannot be read
+ *                            or is refused (not strict JSON, over 16 MiB,
+ *                            no finite figures)
  *
  * Exit 1 with a message on stderr when the output cannot be written, 2 on a
  * bad command line. */
@@ -84,7 +86,8 @@ static const char usage[] =
     "  --compare    NEW's cycles per call against OLD's, two cpucycles_bench()\n"
     "               results saved by cpucycles_bench_format(): exit 0 when NEW\n"
     "               is not slower, 1 when it is by more than the tolerance\n"
-    "               (default 5%: runs in two processes vary by a few percent)\n"
+    "               (default 5%: runs in two processes vary by a few percent),\n"
+    "               2 when a file cannot be read or is not such a result\n"
     "  --help       this text\n"
     "  --version    the version\n";
 
