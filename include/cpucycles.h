@@ -198,12 +198,16 @@ CPUCYCLES_ALWAYS_INLINE long long cpucycles(void)
  * when a run is still too short to trust (k is at most 65536).
  *
  * Memory: nothing is allocated.  With options->samples (room for
- * iterations long longs), every kept run is stored there and the
- * statistics are exact; without, at most CPUCYCLES_BENCH_RESERVOIR kept
- * runs are kept on the stack, every k-th in run order once there are
- * more (k doubles as needed: CPUCYCLES_BENCH_SAMPLED); min, max, mean
- * and count are exact either way.  Any number of iterations works (10^7
- * runs of an empty function take half a second on a 2.6 GHz x86-64).
+ * options->iterations long longs, which must then be given), every kept
+ * run is stored there and the statistics are exact; without, at most
+ * CPUCYCLES_BENCH_RESERVOIR kept runs are kept on the stack, every k-th
+ * in run order once there are more (k doubles as needed:
+ * CPUCYCLES_BENCH_SAMPLED); min, max, mean and count are exact either
+ * way.  It needs some 12 KiB of stack: it runs on a thread of
+ * PTHREAD_STACK_MIN.  Any number of iterations works: 10^7 runs of an
+ * empty function, one call each (calls 1), take half a second on a
+ * 2.6 GHz x86-64; with automatic calls each run is result->calls calls
+ * (up to 65536) and takes that much longer.
  * Not for signal handlers; the calling thread's affinity is changed only
  * with pin, and restored.  Thread-safe. */
 
@@ -213,9 +217,10 @@ CPUCYCLES_ALWAYS_INLINE long long cpucycles(void)
 struct cpucycles_bench_options {
   long long iterations; /* measured runs; 0: 1000 */
   long long warm_ups;   /* discarded runs before them; 0: 2, negative: none */
-  long long *samples;   /* 0, or room for iterations long longs: its
-                           first count entries receive the kept runs'
-                           cycles, sorted ascending */
+  long long *samples;   /* 0, or room for iterations long longs (then
+                           iterations may not be 0): its first count
+                           entries receive the kept runs' cycles,
+                           sorted ascending */
   int pin;              /* nonzero: pin the thread to its current CPU
                            during the runs, then restore its affinity */
   int keep_overhead;    /* nonzero: do not subtract the null overhead */
@@ -285,7 +290,8 @@ struct cpucycles_bench_result {
 
 /* Measures fn(arg) as described above; options may be 0 (defaults).
  * Returns 0 with result filled; -1 with errno EINVAL (fn or result 0,
- * iterations negative), ENOTSUP (the counter never moves:
+ * iterations or calls negative, samples without iterations), ENOTSUP
+ * (the counter never moves:
  * default-zero), or EAGAIN (every run was disturbed: result->count is 0,
  * flags say why). */
 int cpucycles_bench(void (*fn)(void *), void *arg, const struct cpucycles_bench_options *options,
@@ -322,10 +328,14 @@ const char *cpucycles_bench_flag_name(unsigned int flag);
  * standard error, and the 99% interval with Student's t (the blocks,
  * not the pairs, are what is independent enough to count).  Every pair
  * counts, so a difference smaller than one step of the counter shows.
- * The ratio is B/A per call: 1 + difference / A's trimmed mean.
+ * The ratio is B/A per call: 1 + difference / A's trimmed mean; where A's
+ * trimmed mean is not positive (an empty function, below the counter's
+ * resolution) there is none: ratio, ratio_low and ratio_high are NaN
+ * (null in JSON).
  *
- * The verdict is B_SLOWER when the interval lies above 1, B_FASTER when
- * below, else INDISTINGUISHABLE (at this noise, with these pairs).  99%,
+ * The verdict is B_SLOWER when the difference's interval lies above 0,
+ * B_FASTER when below, else INDISTINGUISHABLE (at this noise, with these
+ * pairs); with A positive, that is the ratio's interval against 1.  99%,
  * not 95%: A against A is then called different once in 100 comparisons,
  * not once in 20 (a 95% interval gave 3 false alarms in 40 here), and
  * a +1% change at 2000 cycles still lies thousands of standard errors
@@ -333,19 +343,21 @@ const char *cpucycles_bench_flag_name(unsigned int flag);
  * Nothing is allocated; not for signal handlers; thread-safe. */
 
 struct cpucycles_compare_options {
-  long long pairs;  /* 0: as many as fit in seconds (at least 200) */
-  double seconds;   /* the time for the pairs when pairs is 0; 0: 0.25 */
+  long long pairs;  /* 0: as many as fit in seconds (at least 200);
+                       else 100 (2 blocks) to 10^8 */
+  double seconds;   /* the time for the pairs when pairs is 0; 0: 0.25;
+                       at most 86400 */
   long long calls;  /* calls per timed run (both); 0: automatic */
   int pin;          /* as in cpucycles_bench_options */
 };
 
 struct cpucycles_compare_result {
-  double ratio;              /* B/A, per call */
-  double ratio_low, ratio_high; /* its 99% confidence interval */
+  double ratio;              /* B/A, per call; NaN when a <= 0 */
+  double ratio_low, ratio_high; /* its 99% confidence interval (NaN too) */
   int verdict;               /* CPUCYCLES_COMPARE_* below */
   double a, b;               /* cycles per call (trimmed means, null
                                 overhead subtracted) */
-  double difference;         /* b - a, cycles per call */
+  double difference;         /* b - a, cycles per call: the verdict's */
   double difference_error;   /* its standard error */
   long long pairs;           /* pairs kept */
   long long blocks;          /* blocks of pairs behind the interval */
@@ -363,8 +375,9 @@ struct cpucycles_compare_result {
 
 /* Compares b(arg_b) against a(arg_a) as described above; options may be 0.
  * Returns 0 with result filled; -1 with errno EINVAL (a, b or result 0,
- * pairs or seconds negative), ENOTSUP (the counter never moves), or
- * EAGAIN (fewer than 2 blocks of pairs were undisturbed). */
+ * pairs, seconds or calls outside the ranges above, seconds NaN),
+ * ENOTSUP (the counter never moves), or EAGAIN (fewer than 2 blocks of
+ * pairs were undisturbed: this time; another try may do). */
 int cpucycles_bench_compare(void (*a)(void *), void *arg_a, void (*b)(void *), void *arg_b,
                             const struct cpucycles_compare_options *options,
                             struct cpucycles_compare_result *result);

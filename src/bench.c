@@ -209,6 +209,39 @@ int cpucycles_bench_below_resolution(double median, double min, long long precis
   return median < (double)(RESOLUTION_STEPS * precision) || min < 0;
 }
 
+/* The measured runs of fn, into the caller's samples or a reservoir here,
+ * and their statistics: 0, or -1 when every run was disturbed.
+ * A function of its own, never inlined, so that the reservoir is on the
+ * stack only while the runs are, not under the null benchmark's frames
+ * too: cpucycles_bench() runs on a PTHREAD_STACK_MIN (16 KiB) thread. */
+static __attribute__((noinline)) int measured_runs(const struct cpucycles_bench_clock *c,
+                                                   void (*fn)(void *), void *arg,
+                                                   long long calls, long long iterations,
+                                                   long long *samples, long long switch_cost,
+                                                   struct cpucycles_bench_result *r)
+{
+  long long reservoir[CPUCYCLES_BENCH_RESERVOIR];
+  struct tally t = {0, 0, 0};
+  struct kept k;
+
+  if (samples) kept_init(&k, samples, iterations);
+  else kept_init(&k, reservoir, CPUCYCLES_BENCH_RESERVOIR);
+  run(c, fn, arg, calls, iterations, r->overhead, switch_cost, &k, &t);
+  r->flags |= t.flags;
+  r->disturbed = t.disturbed;
+  r->runs_per_switch_check = t.batch_max;
+  if (k.seen == 0) return -1;
+  cpucycles_bench_statistics(k.buf, k.n, r->precision, r);
+  if (k.stride > 1) { /* the exact figures, over every kept run */
+    r->flags |= CPUCYCLES_BENCH_SAMPLED;
+    r->count = k.seen;
+    r->min = (double)k.min;
+    r->max = (double)k.max;
+    r->mean = k.sum / (double)k.seen;
+  }
+  return 0;
+}
+
 int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
                          const struct cpucycles_bench_options *o,
                          struct cpucycles_bench_result *r)
@@ -216,13 +249,13 @@ int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void 
   long long iterations = o && o->iterations ? o->iterations : DEFAULT_ITERATIONS;
   long long warm_ups = o && o->warm_ups ? o->warm_ups : DEFAULT_WARM_UPS;
   long long calls = o && o->calls > 0 ? o->calls : 1;
-  long long reservoir[CPUCYCLES_BENCH_RESERVOIR], switch_cost, overhead;
-  struct kept k;
-  struct tally t = {0, 0, 0}, ignored = {0, 0, 0};
+  long long switch_cost, overhead;
+  struct tally ignored = {0, 0, 0};
   struct cpucycles_bench_pin p;
-  int saved_errno = errno;
+  int saved_errno = errno, rc;
 
-  if (!fn || !r || iterations < 0 || (o && o->calls < 0)) {
+  /* samples has room for iterations: they must be given with it */
+  if (!fn || !r || iterations < 0 || (o && o->calls < 0) || (o && o->samples && !o->iterations)) {
     errno = EINVAL;
     return -1;
   }
@@ -252,25 +285,11 @@ int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void 
   }
 
   if (warm_ups > 0) run(c, fn, arg, calls, warm_ups, 0, switch_cost, 0, &ignored);
-  if (o && o->samples) kept_init(&k, o->samples, iterations);
-  else kept_init(&k, reservoir, CPUCYCLES_BENCH_RESERVOIR);
-  run(c, fn, arg, calls, iterations, r->overhead, switch_cost, &k, &t);
+  rc = measured_runs(c, fn, arg, calls, iterations, o ? o->samples : 0, switch_cost, r);
   cpucycles_bench_unpin(&p);
-
-  r->flags |= t.flags;
-  r->disturbed = t.disturbed;
-  r->runs_per_switch_check = t.batch_max;
-  if (k.seen == 0) {
+  if (rc != 0) {
     errno = EAGAIN;
     return -1;
-  }
-  cpucycles_bench_statistics(k.buf, k.n, r->precision, r);
-  if (k.stride > 1) { /* the exact figures, over every kept run */
-    r->flags |= CPUCYCLES_BENCH_SAMPLED;
-    r->count = k.seen;
-    r->min = (double)k.min;
-    r->max = (double)k.max;
-    r->mean = k.sum / (double)k.seen;
   }
   if (cpucycles_bench_below_resolution(r->median, r->min, r->precision))
     r->flags |= CPUCYCLES_BENCH_BELOW_RESOLUTION;

@@ -6,6 +6,7 @@
  * whatever the number of pairs. */
 #include "compare.h"
 #include <errno.h>
+#include <math.h> /* NAN: a macro, no libm */
 #include "sqrt.h"
 
 #define TRIM (COMPARE_BLOCK / 5) /* pairs dropped at each end of a block */
@@ -20,10 +21,10 @@ void cpucycles_compare_start(struct cpucycles_compare_acc *acc)
 }
 
 /* Insertion sort: COMPARE_BLOCK values, nearly in order most of the time. */
-static void sort_small(long long *v, int n)
+static void sort_small(double *v, int n)
 {
   int i, j;
-  long long x;
+  double x;
   for (i = 1; i < n; i++) {
     x = v[i];
     for (j = i; j > 0 && v[j - 1] > x; j--) v[j] = v[j - 1];
@@ -31,12 +32,12 @@ static void sort_small(long long *v, int n)
   }
 }
 
-static double trimmed_mean(long long *v)
+static double trimmed_mean(double *v)
 {
   double sum = 0;
   int i;
   sort_small(v, COMPARE_BLOCK);
-  for (i = TRIM; i < COMPARE_BLOCK - TRIM; i++) sum += (double)v[i];
+  for (i = TRIM; i < COMPARE_BLOCK - TRIM; i++) sum += v[i];
   return sum / (COMPARE_BLOCK - 2 * TRIM);
 }
 
@@ -56,8 +57,8 @@ void cpucycles_compare_add(struct cpucycles_compare_acc *acc, long long a, long 
 {
   long long low = a < b ? a : b;
   if (acc->seen++ == 0 || low < acc->min) acc->min = low;
-  acc->a[acc->n] = a;
-  acc->d[acc->n] = b - a;
+  acc->a[acc->n] = (double)a;
+  acc->d[acc->n] = (double)b - (double)a;
   if (++acc->n == COMPARE_BLOCK) close_block(acc);
 }
 
@@ -88,16 +89,20 @@ int cpucycles_compare_finish(const struct cpucycles_compare_acc *acc, long long 
   r->b = (a + d) / k;
   r->difference = d / k;
   r->difference_error = error / k;
-  r->verdict = CPUCYCLES_COMPARE_INDISTINGUISHABLE;
-  r->ratio = r->ratio_low = r->ratio_high = 0;
   if (cpucycles_bench_below_resolution(a, (double)acc->min, precision))
     r->flags |= CPUCYCLES_BENCH_BELOW_RESOLUTION;
-  if (a <= 0) return 0; /* no ratio to a function that measures nothing */
-  r->ratio = (a + d) / a;
-  r->ratio_low = (a + d - half) / a;
-  r->ratio_high = (a + d + half) / a;
-  if (r->ratio_low > 1) r->verdict = CPUCYCLES_COMPARE_B_SLOWER;
-  if (r->ratio_high < 1) r->verdict = CPUCYCLES_COMPARE_B_FASTER;
+  /* The verdict is the difference's interval's: where A measures a
+   * positive time, the same as the ratio's interval against 1. */
+  r->verdict = CPUCYCLES_COMPARE_INDISTINGUISHABLE;
+  if (d - half > 0) r->verdict = CPUCYCLES_COMPARE_B_SLOWER;
+  if (d + half < 0) r->verdict = CPUCYCLES_COMPARE_B_FASTER;
+  if (a > 0) {
+    r->ratio = (a + d) / a;
+    r->ratio_low = (a + d - half) / a;
+    r->ratio_high = (a + d + half) / a;
+  } else { /* no ratio to a function that measures nothing, or less */
+    r->ratio = r->ratio_low = r->ratio_high = NAN;
+  }
   return 0;
 }
 

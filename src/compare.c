@@ -12,6 +12,8 @@
 #define UNTIMED_PAIRS 1000     /* when the rate of the counter is unknown */
 #define MIN_PAIRS (4 * COMPARE_BLOCK)
 #define MAX_PAIRS 100000000LL
+#define MIN_ASKED_PAIRS (2 * COMPARE_BLOCK) /* fewer can never give 2 blocks */
+#define MAX_SECONDS 86400.0
 #define WARM_UP_PAIRS 8
 #define GROUP_MAX 64           /* pairs between two context-switch checks */
 #define SWITCH_CHECK_SHARE 20  /* a group takes >= 20 times a switch check */
@@ -106,14 +108,19 @@ int cpucycles_bench_compare_with(const struct cpucycles_bench_clock *c, long lon
   struct cpucycles_compare_acc acc;
   struct cpucycles_bench_pin pin;
   double seconds = o && o->seconds > 0 ? o->seconds : DEFAULT_SECONDS;
-  long long wanted = o ? o->pairs : 0, budget = (long long)(seconds * (double)persecond);
-  long long calls_b;
+  long long wanted = o ? o->pairs : 0, budget, calls_b;
   int saved_errno = errno;
 
-  if (!a || !b || !r || (o && (o->pairs < 0 || o->seconds < 0 || o->calls < 0))) {
+  /* What can never succeed is refused, not answered with EAGAIN each time:
+   * fewer pairs than 2 blocks; and a time that is not a number, or does
+   * not fit in the counter's ticks (written so that NaN is refused too). */
+  if (!a || !b || !r ||
+      (o && (o->pairs < 0 || (o->pairs > 0 && o->pairs < MIN_ASKED_PAIRS) || o->pairs > MAX_PAIRS ||
+             !(o->seconds >= 0 && o->seconds <= MAX_SECONDS) || o->calls < 0))) {
     errno = EINVAL;
     return -1;
   }
+  budget = (long long)(seconds * (double)persecond);
   if (!wanted && persecond <= 0) wanted = UNTIMED_PAIRS;
   memset(r, 0, sizeof *r);
   r->flags = c->flags;

@@ -9,7 +9,9 @@
 #define COMPARE_BLOCK 50 /* pairs per block (cpucycles.h says 50) */
 
 struct cpucycles_compare_acc {
-  long long a[COMPARE_BLOCK], d[COMPARE_BLOCK]; /* the open block: A, B - A */
+  /* The open block: A, and B - A (in a double: the difference of two long
+   * longs may not fit in one). */
+  double a[COMPARE_BLOCK], d[COMPARE_BLOCK];
   int n;                                          /* pairs in it */
   long long blocks;                               /* closed blocks */
   double mean_d, m2_d; /* their trimmed means of B - A: mean, sum of squares */

@@ -5,6 +5,7 @@
 #include "decide.h"
 #include "format.h"
 #include "table.h"
+#include <math.h> /* isfinite: a macro, no libm */
 #include <string.h>
 
 /* ---- one record, as JSON, a CSV row or the CSV header ----
@@ -41,10 +42,14 @@ static void integer(struct record *w, const char *name, long long value)
   if (w->format != CPUCYCLES_FORMAT_CSV_HEADER) cpucycles_out_int(w->o, value);
 }
 
+/* JSON has no NaN or infinity: such a value is null there, and an empty
+ * field in CSV (as a missing value is). */
 static void number(struct record *w, const char *name, double value)
 {
   field(w, name);
-  if (w->format != CPUCYCLES_FORMAT_CSV_HEADER) cpucycles_out_double(w->o, value);
+  if (w->format == CPUCYCLES_FORMAT_CSV_HEADER) return;
+  if (isfinite(value)) cpucycles_out_double(w->o, value);
+  else if (w->format == CPUCYCLES_FORMAT_JSON) cpucycles_out_str(w->o, "null");
 }
 
 /* JSON: an array of names; CSV: the names separated by spaces. */

@@ -11,7 +11,9 @@
 #include "sqrt.h"
 #include "tap.h"
 #include <errno.h>
+#include <limits.h>
 #include <locale.h>
+#include <math.h> /* isnan: a macro, no libm */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +171,47 @@ static void fake_still(void *arg) { (void)arg; }
 
 static const struct cpucycles_bench_clock still = {fake_start, fake_start, fake_count_switches, 0};
 
+/* Options that can never give a result, or overflow the counter's ticks,
+ * are EINVAL at once, on the fake counter at 10^9 ticks a second; the
+ * smallest that can, 100 pairs, gives one. */
+static void options_out_of_range(void)
+{
+  static const long long too_few[] = {1, 50, 99};
+  const double bad_seconds[] = {INFINITY, 1e10, 86401, NAN, -1};
+  struct cpucycles_compare_options o;
+  struct cpucycles_compare_result r;
+  size_t i;
+  int refused = 0, rc;
+
+  memset(&o, 0, sizeof o);
+  for (i = 0; i < sizeof too_few / sizeof too_few[0]; i++) {
+    o.pairs = too_few[i];
+    errno = 0;
+    refused += cpucycles_bench_compare_with(&fake, 1000000000, fake_a, 0, fake_b, 0, &o, &r) == -1 &&
+               errno == EINVAL;
+  }
+  o.pairs = 100;
+  rc = cpucycles_bench_compare_with(&fake, 1000000000, fake_a, 0, fake_b, 0, &o, &r);
+  tap_ok(refused == 3 && rc == 0 && r.pairs == 100 && r.verdict == CPUCYCLES_COMPARE_B_SLOWER,
+         "pairs 1, 50, 99 (under 2 blocks: never a result): EINVAL, not EAGAIN (%d of 3); 100 "
+         "pairs: a result", refused);
+  o.pairs = 0;
+  refused = 0;
+  for (i = 0; i < sizeof bad_seconds / sizeof bad_seconds[0]; i++) {
+    o.seconds = bad_seconds[i];
+    errno = 0;
+    refused += cpucycles_bench_compare_with(&fake, 1000000000, fake_a, 0, fake_b, 0, &o, &r) == -1 &&
+               errno == EINVAL;
+  }
+  o.seconds = 0;
+  o.pairs = 100000001;
+  errno = 0;
+  refused += cpucycles_bench_compare_with(&fake, 1000000000, fake_a, 0, fake_b, 0, &o, &r) == -1 &&
+             errno == EINVAL;
+  tap_ok(refused == 6, "seconds inf, 1e10, 86401, NaN, -1 and pairs over 10^8: EINVAL (%d of 6)",
+         refused);
+}
+
 static void fake_runs(void)
 {
   struct cpucycles_compare_options o;
@@ -226,6 +269,7 @@ static void fake_runs(void)
   tap_ok(cpucycles_bench_compare_with(&fake, 0, fake_a, 0, 0, 0, 0, &r) == -1 && errno == EINVAL &&
              cpucycles_bench_compare_with(&fake, 0, fake_a, 0, fake_b, 0, &o, &r) == -1,
          "no B, or negative pairs: EINVAL");
+  options_out_of_range();
 }
 
 /* ---- results as data ---- */
@@ -334,6 +378,108 @@ static void formats(void)
 }
 
 /* the library's square root (no libm) */
+/* ---- the verdict where A measures nothing, and extreme differences ---- */
+static void unmeasurable_a(void)
+{
+  static long long a_runs[200], b_runs[200];
+  struct cpucycles_compare_result r;
+  struct cpucycles_bench_result b;
+  char buf[4096], why[256];
+  struct cpucycles_json doc;
+  long long i;
+  int rc, parsed, swapped;
+
+  /* A at 0 (an empty function, overhead subtracted), B at 5000 + 0..1 */
+  for (i = 0; i < 200; i++) a_runs[i] = 0, b_runs[i] = 5000 + i % 2;
+  memset(&r, 0, sizeof r);
+  rc = cpucycles_compare_statistics(a_runs, b_runs, 200, 1, 1, &r);
+  tap_ok(rc == 0 && r.verdict == CPUCYCLES_COMPARE_B_SLOWER && isnan(r.ratio) &&
+             isnan(r.ratio_low) && isnan(r.ratio_high) && r.difference > 5000 && r.difference < 5001,
+         "A measuring 0, B 5000: %s by the difference's interval (%g +- %g), ratio %g (NaN: none)",
+         cpucycles_compare_verdict_name(r.verdict), r.difference, r.difference_error, r.ratio);
+  /* A below 0 (faster than the null overhead), B above it, and back */
+  for (i = 0; i < 200; i++) a_runs[i] = -3 + i % 3, b_runs[i] = 600 + i % 7;
+  rc = cpucycles_compare_statistics(a_runs, b_runs, 200, 1, 1, &r);
+  swapped = r.verdict == CPUCYCLES_COMPARE_B_SLOWER && isnan(r.ratio);
+  rc |= cpucycles_compare_statistics(b_runs, a_runs, 200, 1, 1, &r);
+  tap_ok(rc == 0 && swapped && r.verdict == CPUCYCLES_COMPARE_B_FASTER && r.ratio < 0.01,
+         "A at about -2, B at 603: B slower (ratio NaN); swapped: %s (ratio %g)",
+         cpucycles_compare_verdict_name(r.verdict), r.ratio);
+  for (i = 0; i < 200; i++) a_runs[i] = i % 2, b_runs[i] = 1 - i % 2;
+  rc = cpucycles_compare_statistics(a_runs, b_runs, 200, 1, 1, &r);
+  tap_ok(rc == 0 && r.verdict == CPUCYCLES_COMPARE_INDISTINGUISHABLE,
+         "A and B both at 0 or 1: %s", cpucycles_compare_verdict_name(r.verdict));
+
+  /* B - A beyond a long long */
+  for (i = 0; i < 200; i++) a_runs[i] = -LLONG_MAX, b_runs[i] = LLONG_MAX;
+  rc = cpucycles_compare_statistics(a_runs, b_runs, 200, 1, 1, &r);
+  swapped = r.verdict == CPUCYCLES_COMPARE_B_SLOWER && r.difference > 1.8e19;
+  rc |= cpucycles_compare_statistics(b_runs, a_runs, 200, 1, 1, &r);
+  tap_ok(rc == 0 && swapped && r.verdict == CPUCYCLES_COMPARE_B_FASTER && r.difference < -1.8e19,
+         "A at -LLONG_MAX, B at LLONG_MAX: B slower (no overflow); swapped: %s by %g",
+         cpucycles_compare_verdict_name(r.verdict), r.difference);
+
+  /* no ratio: null in JSON, an empty field in CSV */
+  for (i = 0; i < 200; i++) a_runs[i] = 0, b_runs[i] = 5000;
+  cpucycles_compare_statistics(a_runs, b_runs, 200, 1, 1, &r);
+  cpucycles_compare_format(buf, sizeof buf, CPUCYCLES_FORMAT_JSON, "a", "b", &r);
+  parsed = cpucycles_json_parse(&doc, buf, strlen(buf), why, sizeof why) == 0;
+  tap_ok(parsed && cpucycles_json_find(&doc, "ratio") &&
+             cpucycles_json_find(&doc, "ratio")->type == CPUCYCLES_JSON_NULL &&
+             cpucycles_json_find(&doc, "ratio_low")->type == CPUCYCLES_JSON_NULL &&
+             strstr(buf, "\"ratio\": null,") && !strstr(buf, "nan"),
+         "a NaN ratio is null in JSON, which a strict reader takes (%s)", parsed ? "parsed" : why);
+  if (parsed) cpucycles_json_free(&doc);
+  cpucycles_compare_format(buf, sizeof buf, CPUCYCLES_FORMAT_CSV, "a", "b", &r);
+  tap_ok(strstr(buf, ",a,b,,,,B slower,") != 0, "and an empty field in CSV: %.40s", buf);
+
+  memset(&b, 0, sizeof b);
+  b.median = NAN, b.mean = INFINITY, b.min = -INFINITY;
+  cpucycles_bench_format(buf, sizeof buf, CPUCYCLES_FORMAT_JSON, "f", &b);
+  parsed = cpucycles_json_parse(&doc, buf, strlen(buf), why, sizeof why) == 0;
+  tap_ok(parsed && cpucycles_json_find(&doc, "median")->type == CPUCYCLES_JSON_NULL &&
+             cpucycles_json_find(&doc, "mean")->type == CPUCYCLES_JSON_NULL &&
+             cpucycles_json_find(&doc, "min")->type == CPUCYCLES_JSON_NULL &&
+             cpucycles_json_find(&doc, "max")->type == CPUCYCLES_JSON_NUMBER,
+         "a result's NaN, inf and -inf are null in JSON (%s)", parsed ? "strict JSON" : why);
+  if (parsed) cpucycles_json_free(&doc);
+}
+
+/* ---- the real counter: an empty function against a loop ---- */
+static void empty(void *arg) { (void)arg; }
+static void loop(void *arg)
+{
+  long long n = *(long long *)arg, i;
+  for (i = 0; i < n; i++) __asm__ __volatile__("" : "+r"(i));
+}
+
+/* One call a run: the empty function measures about 0, perhaps below it
+ * (the null overhead is a median); the loop of 300 iterations hundreds of
+ * cycles.  The verdict must say so, whichever is A; only a comparison
+ * whose every block the harness saw disturbed (EAGAIN) says nothing. */
+static void empty_against_loop(void)
+{
+  struct cpucycles_compare_options o;
+  struct cpucycles_compare_result r;
+  long long n = 300;
+  int rc, first, disturbed;
+
+  memset(&o, 0, sizeof o);
+  o.calls = 1;
+  o.seconds = 0.05;
+  rc = cpucycles_bench_compare(empty, 0, loop, &n, &o, &r);
+  disturbed = rc != 0 && errno == EAGAIN;
+  first = disturbed || (rc == 0 && r.verdict == CPUCYCLES_COMPARE_B_SLOWER);
+  tap_diag("empty against loop: a %g b %g, ratio %g, %s", r.a, r.b, r.ratio,
+           rc == 0 ? cpucycles_compare_verdict_name(r.verdict) : "no result");
+  rc = cpucycles_bench_compare(loop, &n, empty, 0, &o, &r);
+  disturbed |= rc != 0 && errno == EAGAIN;
+  tap_ok(first && (disturbed || (rc == 0 && r.verdict == CPUCYCLES_COMPARE_B_FASTER)),
+         "an empty function (A at %g cycles) against a 300-iteration loop, one call a run: B "
+         "slower, and swapped B faster%s", r.b,
+         disturbed ? " (or every block disturbed, as the harness says: EAGAIN)" : "");
+}
+
 static void square_root(void)
 {
   double x[] = {2, 1e-6, 0.25, 1e18, 123456789.0}, worst = 0, r;
@@ -350,10 +496,12 @@ static void square_root(void)
 
 int main(void)
 {
-  tap_plan(27);
+  tap_plan(37);
   square_root();
   statistics();
+  unmeasurable_a();
   fake_runs();
   formats();
+  empty_against_loop();
   return tap_done();
 }

@@ -7,6 +7,8 @@
 #include "bench.h"
 #include "tap.h"
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -451,6 +453,54 @@ static void real_counter(void)
                                                         (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 }
 
+/* ---- limits: the samples buffer, a small thread stack ---- */
+static void *bench_on_small_stack(void *arg)
+{
+  struct cpucycles_bench_result r;
+  struct cpucycles_compare_result cr;
+  struct cpucycles_compare_options co;
+  int *ok = arg;
+  memset(&co, 0, sizeof co);
+  co.pairs = 200;
+  ok[0] = cpucycles_bench(empty, 0, 0, &r) == 0 && r.count > 0;
+  ok[1] = cpucycles_bench_compare(empty, 0, empty, 0, &co, &cr) == 0 ||
+          errno == EAGAIN; /* every block disturbed: no stack at fault */
+  return 0;
+}
+
+static void limits(void)
+{
+  static long long samples[1024]; /* room for the default, so the old code did not crash */
+  struct fake_plan calm = {-1, -1, 0};
+  struct cpucycles_bench_options o;
+  struct cpucycles_bench_result r;
+  pthread_attr_t attr;
+  pthread_t thread;
+  int ok[2] = {0, 0}, rc;
+
+  /* samples has room for iterations: 0 (1000 by default) would overrun it */
+  memset(&o, 0, sizeof o);
+  o.samples = samples;
+  o.calls = 1;
+  errno = 0;
+  rc = fake_bench(&calm, &o, &r);
+  tap_ok(rc == -1 && errno == EINVAL, "samples given without iterations: EINVAL (%d)", rc);
+
+#if defined(TAP_UNDER_SANITIZER)
+  tap_skip("on a PTHREAD_STACK_MIN thread", "a sanitizer's redzones need a larger stack");
+#else
+  /* Run in a thread of the smallest stack POSIX allows; a stack overflow
+   * kills the whole test, which then fails. */
+  pthread_attr_init(&attr);
+  rc = pthread_attr_setstacksize(&attr, PTHREAD_STACK_MIN);
+  if (rc == 0 && pthread_create(&thread, &attr, bench_on_small_stack, ok) == 0)
+    pthread_join(thread, 0);
+  pthread_attr_destroy(&attr);
+  tap_ok(ok[0] && ok[1], "cpucycles_bench() and cpucycles_bench_compare() on a thread of "
+         "PTHREAD_STACK_MIN (%ld bytes) of stack", (long)PTHREAD_STACK_MIN);
+#endif
+}
+
 static void flag_names(void)
 {
   unsigned int bit, known = 0, distinct = 1;
@@ -501,7 +551,7 @@ static void tiny_functions(void)
 
 int main(void)
 {
-  tap_plan(38);
+  tap_plan(40);
   sched_getaffinity(0, sizeof initial_mask, &initial_mask);
   fixed_statistics();
   fake_counter();
@@ -509,5 +559,6 @@ int main(void)
   frequency();
   real_counter();
   flag_names();
+  limits();
   return tap_done();
 }
