@@ -67,6 +67,11 @@ void cpucycles_build_plan(struct cpucycles_plan *plan)
   plan->build_scale = CPUCYCLES_INLINE_SCALE;
   plan->build_fingerprint = CPUCYCLES_BUILD_FINGERPRINT;
   plan->build_persecond = CPUCYCLES_BUILD_PERSECOND;
+#if defined(CPUCYCLES_INLINE_READ)
+  plan->build_inline = 1;
+#else
+  plan->build_inline = 0;
+#endif
 }
 
 /* The calling thread, as the kernel knows it.  Not a thread-local

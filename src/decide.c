@@ -111,9 +111,11 @@ void cpucycles_decide(const struct cpucycles_counter *table, int n,
      * the last cycle, and with tick counts near 2^62 (s390x) a difference
      * in the ninth digit would be a jump of a billion cycles. */
     d->scale = plan->build_scale;
-    cpucycles_text_add_str(d->why, sizeof d->why, "inline ");
+    if (plan->build_inline) cpucycles_text_add_str(d->why, sizeof d->why, "inline ");
     cpucycles_text_add_str(d->why, sizeof d->why, table[d->index].name);
     cpucycles_text_add_str(d->why, sizeof d->why, " verified on this host");
+    if (!plan->build_inline)
+      cpucycles_text_add_str(d->why, sizeof d->why, " (read through the library, not inlined)");
     return;
   }
   reason[0] = 0;

@@ -15,10 +15,14 @@ struct cpucycles_plan {
   double build_scale;            /* its cycles per tick on the build host */
   const char *build_fingerprint;
   long long build_persecond;     /* 0 unknown */
+  int build_inline;              /* cpucycles() inlines that counter's read
+                                    (not --disable-inline, not a counter only
+                                    the library can read) */
 };
 
 struct cpucycles_decision {
-  int build_verified;                  /* the inline path may be used */
+  int build_verified;            /* the build's counter is used (inline,
+                                    where the plan inlines it) */
   int index;                     /* table index of the counter in use */
   double scale;                  /* cycles per tick of that counter */
   char why[200];                 /* the verdict, for people */

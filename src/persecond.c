@@ -16,10 +16,15 @@
 #include <math.h> /* isnan, isinf: macros, no libm */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #if defined(__APPLE__) || defined(__FreeBSD__) || defined(__NetBSD__) || defined(__OpenBSD__)
 #include <sys/types.h>
 #include <sys/sysctl.h>
 #define CPUCYCLES_HAVE_SYSCTL 1
+#define CPUCYCLES_HAVE_ISSETUGID 1
+#endif
+#if defined(__linux__)
+#include <sys/auxv.h>
 #endif
 
 #define CPUCYCLES_PERSECOND_CPUFREQ "/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq"
@@ -202,10 +207,30 @@ static int cpucycles_persecond_from_file(const char *path, struct cpucycles_pers
   return 0;
 }
 
+/* 1 when the process has rights its caller may lack (setuid, setgid,
+ * file capabilities, an LSM transition: the kernel's AT_SECURE): then its
+ * environment is the caller's and steers nothing. */
+static int cpucycles_persecond_privileged(void)
+{
+#if defined(__linux__) && defined(AT_SECURE)
+  return getauxval(AT_SECURE) != 0;
+#elif defined(CPUCYCLES_HAVE_ISSETUGID)
+  return issetugid() != 0;
+#else
+  return getuid() != geteuid() || getgid() != getegid();
+#endif
+}
+
 static int cpucycles_persecond_from_env(const char *value, struct cpucycles_persecond_report *r,
                                         long long *hz)
 {
   const char *why;
+  if (cpucycles_persecond_privileged()) {
+    /* the value is not shown either: it is the caller's text */
+    cpucycles_persecond_note(r, "environment variable cpucyclespersecond", 0, 0,
+                             "ignored in a privileged (setuid, setgid or capability) process");
+    return 0;
+  }
   if (cpucycles_parse_persecond(value, hz, &why)) return 1;
   cpucycles_persecond_note(r, "environment variable cpucyclespersecond", value, strlen(value),
                            why);

@@ -54,7 +54,8 @@ struct cpucycles_persecond_report {
  * tsc_freq_khz, tscrate.h, before the OS): the file at etc_path, then env_value (the value of the
  * cpucyclespersecond variable, or NULL), then build_hz (the configure-time
  * figure, 0 when this host is not the build host), then the OS, then the
- * default.  Never fails.  A file that does not exist is skipped silently;
+ * default; env_value is ignored (and reported) in a privileged process
+ * (setuid, setgid, file capabilities: AT_SECURE).  Never fails.  A file that does not exist is skipped silently;
  * one that cannot be read, is not a regular file or does not parse whole,
  * a bad variable and a build_hz out of range are skipped and reported.
  * Async-signal-safe (open/read only, no stdio, no malloc); errno is left

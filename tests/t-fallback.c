@@ -59,6 +59,7 @@ int main(void)
   plan.build_scale = 1;
   plan.build_fingerprint = host;
   plan.build_persecond = 0;
+  plan.build_inline = 1;
   cpucycles_decide(table, n, &plan, 0, 0, &d);
   tap_diag("verdict: %s", d.why);
   tap_ok(!d.build_verified && strstr(d.why, "faulted with SIG") != 0, "a faulting counter is refused");

@@ -110,8 +110,10 @@ for c in d["build_counters"]:
     assert set(c) == {"name", "available", "precision", "hz", "kind", "reason"}, c
     assert c["available"] in (True, False, None), c
 assert isinstance(d["host_matches"], bool) and isinstance(d["inline"], bool)
+# the verdict calls the counter inline exactly when it is
+assert d["verdict"].startswith("inline ") == d["inline"], (d["verdict"], d["inline"])
 ' "$out" "$implementation" "$version" 2>"$err"; then
-    ok "--json parses, has every field, the implementation its verdict says"
+    ok "--json parses, has every field, the implementation its verdict says, 'inline' as \"inline\" says"
   else
     notok "--json"; sed 's/^/# /' "$out" "$err"
   fi

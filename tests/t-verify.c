@@ -23,13 +23,34 @@ static int backwards_steps(int n)
   return backwards;
 }
 
+static int plan_inlines(void)
+{
+  struct cpucycles_plan plan;
+  cpucycles_build_plan(&plan);
+  return plan.build_inline;
+}
+
+/* The same decision for a build whose counter is read through the
+ * library (--disable-inline, a counter only the library can read): it is
+ * verified, but the verdict must not call it inline. */
+static void verdict_of_a_plan_not_inlined(void)
+{
+  static struct cpucycles_decision d;
+  struct cpucycles_plan plan;
+  cpucycles_build_plan(&plan);
+  plan.build_inline = 0;
+  cpucycles_decide(cpucycles_table, cpucycles_table_size, &plan, 0, 0, &d);
+  tap_ok(d.build_verified && strncmp(d.why, "inline", 6) != 0 && strstr(d.why, "not inlined"),
+         "a build that does not inline its counter: verified, and not called inline: %s", d.why);
+}
+
 int main(void)
 {
   long long a, b;
   int backwards;
   const struct cpucycles_decision *d;
 
-  tap_plan(6);
+  tap_plan(7);
   a = cpucycles();
   b = cpucycles();
   d = cpucycles_decision();
@@ -40,6 +61,8 @@ int main(void)
     tap_skip("the implementation is configure's choice", "no counter chosen at build time");
     tap_skip("no full selection was run on the build host", "no counter chosen at build time");
     tap_skip("the verdict says why", "no counter chosen at build time");
+    tap_skip("a build that does not inline its counter is not called inline",
+             "no counter chosen at build time");
     backwards = backwards_steps(100000);
     tap_ok(backwards == 0, "100000 counts never go backwards (%d backwards steps)", backwards);
     return tap_done();
@@ -62,6 +85,8 @@ int main(void)
                             strcmp(cpucycles_implementation(), CPUCYCLES_CHOSEN) != 0),
              "the build's %s is used here only if it works here (%s)", CPUCYCLES_CHOSEN, here);
     }
+    tap_skip("a build that does not inline its counter is not called inline",
+             "not the build host: its counter is not verified here");
     backwards = backwards_steps(100000);
     tap_ok(backwards == 0, "100000 counts never go backwards (%d backwards steps)", backwards);
     return tap_done();
@@ -75,7 +100,11 @@ int main(void)
   tap_ok(strcmp(cpucycles_implementation(), CPUCYCLES_CHOSEN) == 0,
          "the implementation is configure's choice (%s)", cpucycles_implementation());
   tap_ok(!d->reselected, "no full selection was run on the build host");
-  tap_ok(strstr(d->why, "verified") != NULL, "the verdict says so: %s", d->why);
+  tap_ok(strstr(d->why, "verified") != NULL &&
+             !strncmp(d->why, "inline ", 7) == !!plan_inlines(),
+         "the verdict says so, 'inline' only when the read is inlined (%s): %s",
+         plan_inlines() ? "it is" : "it is not", d->why);
+  verdict_of_a_plan_not_inlined();
   backwards = backwards_steps(100000);
   tap_ok(backwards == 0, "100000 counts never go backwards (%d backwards steps)", backwards);
   return tap_done();
