@@ -3,6 +3,7 @@
  * grammar, one function per rule (quoted above each).  The top-level
  * object's keys and values are kept; everything else is only checked. */
 #include "json-read.h"
+#include "utf8.h"
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,28 +167,6 @@ static size_t put_utf8(char *out, unsigned long u)
   return n;
 }
 
-/* The length of the UTF-8 character at p (1 to 4), or 0 when it is not
- * one: a stray continuation byte, an overlong form, a surrogate, beyond
- * U+10FFFF, or cut short by the end. */
-static size_t utf8_length(const struct parser *s)
-{
-  const unsigned char *b = (const unsigned char *)s->p;
-  size_t n, i;
-  unsigned long c;
-  if (b[0] < 0x80) return 1;
-  if (b[0] >= 0xc2 && b[0] <= 0xdf) n = 2, c = b[0] & 0x1f;
-  else if (b[0] >= 0xe0 && b[0] <= 0xef) n = 3, c = b[0] & 0x0f;
-  else if (b[0] >= 0xf0 && b[0] <= 0xf4) n = 4, c = b[0] & 0x07;
-  else return 0;
-  if ((size_t)(s->end - s->p) < n) return 0;
-  for (i = 1; i < n; i++) {
-    if ((b[i] & 0xc0) != 0x80) return 0;
-    c = c << 6 | (b[i] & 0x3f);
-  }
-  if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff))) return 0;
-  return c >= 0xd800 && c <= 0xdfff ? 0 : n;
-}
-
 /* string = %x22 *char %x22, at p's quote: its text, escapes undone, to out
  * (NUL-terminated, *length without the NUL) when out is not 0.  Control
  * characters must be escaped; the rest must be UTF-8 (RFC 8259, 8.1). */
@@ -203,7 +182,8 @@ static int string(struct parser *s, char *out, size_t *length)
       if (escape(s, &u) != 0) return -1;
       k = put_utf8(out ? out + n : 0, u);
     } else {
-      if ((k = utf8_length(s)) == 0) return fail(s, "a string is not UTF-8 here");
+      k = cpucycles_utf8_length((const unsigned char *)s->p, (size_t)(s->end - s->p));
+      if (k == 0) return fail(s, "a string is not UTF-8 here");
       if (out) memcpy(out + n, s->p, k);
       s->p += k;
     }

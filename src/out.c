@@ -4,6 +4,7 @@
  * Compiled into the library and into cpucycles-info (which links only the
  * library's API). */
 #include "format.h"
+#include "utf8.h"
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,25 +45,6 @@ void cpucycles_out_double(struct cpucycles_out *o, double x)
   cpucycles_out_str(o, text);
 }
 
-/* The length of the UTF-8 sequence at s, 0 when it is not one. */
-static int utf8_length(const unsigned char *s)
-{
-  int n, i;
-  unsigned long c;
-  if (s[0] < 0x80) return 1;
-  if (s[0] >= 0xc2 && s[0] <= 0xdf) n = 2, c = s[0] & 0x1f;
-  else if (s[0] >= 0xe0 && s[0] <= 0xef) n = 3, c = s[0] & 0x0f;
-  else if (s[0] >= 0xf0 && s[0] <= 0xf4) n = 4, c = s[0] & 0x07;
-  else return 0;
-  for (i = 1; i < n; i++) {
-    if ((s[i] & 0xc0) != 0x80) return 0; /* also stops at the NUL */
-    c = (c << 6) | (s[i] & 0x3f);
-  }
-  if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff))) return 0;
-  if (c >= 0xd800 && c <= 0xdfff) return 0;
-  return n;
-}
-
 void cpucycles_out_json_string(struct cpucycles_out *o, const char *s)
 {
   const unsigned char *p = (const unsigned char *)s;
@@ -73,7 +55,8 @@ void cpucycles_out_json_string(struct cpucycles_out *o, const char *s)
   }
   add(o, "\"", 1);
   while (*p) {
-    int n = utf8_length(p);
+    /* a NUL ends the string, and any sequence it cuts short */
+    int n = (int)cpucycles_utf8_length(p, 4);
     if (*p == '"' || *p == '\\') esc[0] = '\\', esc[1] = (char)*p, add(o, esc, 2);
     else if (*p == '\n') add(o, "\\n", 2);
     else if (*p == '\t') add(o, "\\t", 2);
