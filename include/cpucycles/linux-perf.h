@@ -21,8 +21,19 @@
 #ifndef CPUCYCLES_LINUX_PERF_H
 #define CPUCYCLES_LINUX_PERF_H
 #include "counter.h"
-#if defined(__linux__)
+/* CPUCYCLES_HAVE_LINUX_PERF: Linux, and a toolchain with the kernel's
+ * <linux/perf_event.h> (Debian's musl-gcc has none of the kernel's
+ * headers).  The one place that says so: the perf counters, configure (the
+ * perf shim) and the tests read this macro.  A compiler without
+ * __has_include is taken to have the header. */
+#if defined(__linux__) && defined(__has_include)
+#if __has_include(<linux/perf_event.h>)
 #define CPUCYCLES_HAVE_LINUX_PERF 1
+#endif
+#elif defined(__linux__)
+#define CPUCYCLES_HAVE_LINUX_PERF 1
+#endif
+#if defined(CPUCYCLES_HAVE_LINUX_PERF)
 #include <linux/perf_event.h>
 
 /* The event's count, read in user space through its control page, as
@@ -422,5 +433,5 @@ static inline long long cpucycles_perf_read_count(struct cpucycles_perf_event *e
   return count;
 }
 #endif /* CPUCYCLES_COUNTER_SETUP */
-#endif /* __linux__ */
+#endif /* CPUCYCLES_HAVE_LINUX_PERF */
 #endif
