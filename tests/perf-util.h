@@ -7,8 +7,7 @@
 #include "counter-setup.h"
 #include "cpucycles/linux-perf.h"
 #include <dirent.h>
-#if defined(__linux__)
-#include <linux/perf_event.h>
+#if defined(CPUCYCLES_HAVE_LINUX_PERF)
 #include <sys/syscall.h>
 #endif
 #include <stdio.h>
@@ -16,6 +15,14 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Why a perf test SKIPs where the library has no perf events: the OS, or
+ * (linux-perf.h's CPUCYCLES_HAVE_LINUX_PERF) the toolchain. */
+#if defined(__linux__) && !defined(CPUCYCLES_HAVE_LINUX_PERF)
+#define PERF_UTIL_NONE_REASON "no <linux/perf_event.h> in this toolchain"
+#else
+#define PERF_UTIL_NONE_REASON "no perf events on this OS"
+#endif
 
 /* Descriptors of perf events open in this process (-1: no /proc). */
 static inline int perf_fds(void)
@@ -71,7 +78,7 @@ static inline void busy_ms(int ms)
  * check). */
 static inline int perf_util_real_pmu(void)
 {
-#if defined(__linux__)
+#if defined(CPUCYCLES_HAVE_LINUX_PERF)
   struct perf_event_attr attr;
   int fd;
   cpucycles_perf_cycles_attr(&attr, 0);
@@ -86,7 +93,8 @@ static inline int perf_util_real_pmu(void)
 
 /* Runs the calling test again with tests/perfshim preloaded, once, when
  * there is no PMU here (on a real one the tests meet the kernel's
- * driver), the shim is not loaded yet and was built (a shared build). */
+ * driver), the shim is not loaded yet and was built (a shared build with
+ * perf events: configure's CPUCYCLES_PERFSHIM). */
 static inline void perf_util_preload_shim(char **argv)
 {
   char path[4096];

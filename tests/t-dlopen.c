@@ -147,7 +147,12 @@ int main(int argc, char **argv)
            CYCLES - WARM_UP, rss0, rss1);
   }
 #endif
+#if defined(CPUCYCLES_HAVE_LINUX_PERF)
   tap_ok(perf_fds() == 0 && perf_maps() == 0, "no perf event descriptor or mapping is left (%d, %d)",
          perf_fds(), perf_maps());
+#else
+  /* a library without perf events would pass it without trying */
+  tap_skip("dlopen/dlclose: no perf event is left", PERF_UTIL_NONE_REASON);
+#endif
   return tap_done();
 }

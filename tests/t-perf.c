@@ -108,7 +108,7 @@ int main(int argc, char **argv)
   tap_plan(PLAN);
   c = counter("default-perfevent");
   if (!c) {
-    skip_all("no perf events on this OS");
+    skip_all(PERF_UTIL_NONE_REASON);
     return tap_done();
   }
   if (c->setup(&s) != 0) {
