@@ -405,12 +405,17 @@ static void real_counter(void)
 
   memset(&o, 0, sizeof o);
   o.iterations = 1000; /* of up to 65536 calls each, batched: keep emulators quick */
-  rc = cpucycles_bench(empty, 0, &o, &r);
+  /* Retried: the null overhead subtracted is measured before the runs,
+   * and a machine whose speed changed in between leaves the difference. */
+  for (attempt = 1;; attempt++) {
+    rc = cpucycles_bench(empty, 0, &o, &r);
+    ok = rc == 0 && (r.flags & CPUCYCLES_BENCH_SUBTRACTED) && r.median <= 2.0 * r.precision &&
+         r.median >= -2.0 * r.precision;
+    if (ok || attempt == ATTEMPTS) break;
+  }
   show("empty function", &r);
-  tap_ok(rc == 0 && (r.flags & CPUCYCLES_BENCH_SUBTRACTED) && r.median <= 2.0 * r.precision &&
-             r.median >= -2.0 * r.precision,
-         "an empty function measures 0 within twice the precision (%g, precision %lld)", r.median,
-         r.precision);
+  tap_ok(ok, "an empty function measures 0 within twice the precision (%g, precision %lld; "
+             "attempt %d of at most %d)", r.median, r.precision, attempt, ATTEMPTS);
   tap_ok(tsc ? !(r.flags & CPUCYCLES_BENCH_UNFENCED) : (r.flags & CPUCYCLES_BENCH_UNFENCED) != 0,
          "%s: %s", impl, tsc ? "fenced TSC reads" : "cpucycles() between barriers, flagged unfenced");
 
@@ -441,14 +446,20 @@ static void real_counter(void)
 
   memset(&o, 0, sizeof o);
   o.calls = 1; /* disturb() counts calls: run 100 is call 100 */
-  memset(&m, 0, sizeof m);
-  m.at = 100;
-  m.sleep = 1;
-  rc = cpucycles_bench(disturb, &m, &o, &r);
+  /* Retried: a stall no switch count shows (the hypervisor's) may keep a
+   * run of 1.5 ms; the sleeping run kept fails every attempt. */
+  for (attempt = 1;; attempt++) {
+    memset(&m, 0, sizeof m);
+    m.at = 100;
+    m.sleep = 1;
+    rc = cpucycles_bench(disturb, &m, &o, &r);
+    ok = rc == 0 && (r.flags & CPUCYCLES_BENCH_SWITCHED) && r.disturbed >= 1 &&
+         r.max < cpucycles_persecond() / 1000 * 3 / 2;
+    if (ok || attempt == ATTEMPTS) break;
+  }
   show("2 ms sleep in run 100", &r);
-  tap_ok(rc == 0 && (r.flags & CPUCYCLES_BENCH_SWITCHED) && r.disturbed >= 1 &&
-             r.max < cpucycles_persecond() / 1000 * 3 / 2,
-         "a 2 ms sleep in one run is flagged as a context switch and left out (max %g)", r.max);
+  tap_ok(ok, "a 2 ms sleep in one run is flagged as a context switch and left out (max %g; "
+             "attempt %d of at most %d)", r.max, attempt, ATTEMPTS);
 
   cpu = sched_getcpu();
   sched_getaffinity(0, sizeof before, &before);
