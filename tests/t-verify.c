@@ -9,6 +9,19 @@
 #include "table.h"
 #include "tap.h"
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The first call verifies configure's counter against configure's own
+ * measurement of it (a precision at most twice configure's, src/decide.c):
+ * two measurements at different moments, which a busy or emulated machine
+ * can set apart (on the TCG emulator a process's check is sometimes
+ * refused so: doc/testing.md).  The first call is made once a process, so
+ * the checks run in fresh child processes: one whose check was refused for
+ * its precision alone is tried again, in ATTEMPTS processes at most; any
+ * other verdict, and the last attempt's, is reported as it is. */
+#define ATTEMPTS 5
+#define AGAIN 77 /* a child's exit status: refused for its precision */
 
 /* Number of backwards steps in n calls of cpucycles(). */
 static int backwards_steps(int n)
@@ -44,16 +57,21 @@ static void verdict_of_a_plan_not_inlined(void)
          "a build that does not inline its counter: verified, and not called inline: %s", d.why);
 }
 
-int main(void)
+/* The checks in this process (attempt of ATTEMPTS); AGAIN, with nothing
+ * printed, when the check was refused for its precision and last is 0. */
+static int checks(int attempt, int last)
 {
   long long a, b;
   int backwards;
   const struct cpucycles_decision *d;
 
-  tap_plan(7);
   a = cpucycles();
   b = cpucycles();
   d = cpucycles_decision();
+  if (!last && CPUCYCLES_BUILD_CHOICE && d->host_matches && !d->build_verified &&
+      strstr(d->why, ": precision ") && strstr(d->why, " at build time"))
+    return AGAIN;
+  tap_plan(7);
   tap_diag("verdict: %s", d->why);
   tap_ok(b >= a, "two calls do not go backwards (%lld then %lld)", a, b);
   if (!CPUCYCLES_BUILD_CHOICE) {
@@ -96,7 +114,8 @@ int main(void)
   tap_ok(cpucycles_abi_inline_id == CPUCYCLES_INLINE_ID && d->build_verified &&
              d->scale == CPUCYCLES_INLINE_SCALE &&
              cpucycles_abi_inline_scale_q32 == CPUCYCLES_SCALE_Q32(CPUCYCLES_INLINE_SCALE),
-         "the inline path is verified, with the build's scale (%.17g)", d->scale);
+         "the inline path is verified, with the build's scale (%.17g; process %d of at most %d)",
+         d->scale, attempt, ATTEMPTS);
   tap_ok(strcmp(cpucycles_implementation(), CPUCYCLES_CHOSEN) == 0,
          "the implementation is configure's choice (%s)", cpucycles_implementation());
   tap_ok(!d->reselected, "no full selection was run on the build host");
@@ -108,4 +127,19 @@ int main(void)
   backwards = backwards_steps(100000);
   tap_ok(backwards == 0, "100000 counts never go backwards (%d backwards steps)", backwards);
   return tap_done();
+}
+
+int main(void)
+{
+  int attempt, status;
+  pid_t pid;
+  for (attempt = 1; attempt < ATTEMPTS; attempt++) {
+    fflush(stdout);
+    pid = fork();
+    if (pid == 0) _exit(checks(attempt, 0));
+    if (pid < 0 || waitpid(pid, &status, 0) != pid) break;
+    if (!WIFEXITED(status)) return 1;
+    if (WEXITSTATUS(status) != AGAIN) return WEXITSTATUS(status);
+  }
+  return checks(attempt, 1);
 }
