@@ -106,8 +106,12 @@ int main(void)
         if (results[i].available)
           tap_diag("%s precision %lld", cpucycles_table[i].name, results[i].precision);
       same = strcmp(cpucycles_table[chosen].name, rule) == 0;
+      /* and the winner no worse than configure's counter, as the best of
+       * this very selection must be: a selection that chose a worse one
+       * is wrong, however close */
       close = build >= 0 && results[build].available &&
-              results[build].precision * 4 <= results[chosen].precision * 5;
+              results[build].precision * 4 <= results[chosen].precision * 5 &&
+              results[chosen].precision <= results[build].precision;
       /* the selection does not measure an OS clock behind a working one
        * (measure.c); configure, which probes each alone, may have chosen it */
       behind = build >= 0 && !results[build].available && results[build].reason &&
