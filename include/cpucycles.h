@@ -197,14 +197,15 @@ CPUCYCLES_ALWAYS_INLINE long long cpucycles(void)
  * divided by k (result->calls).  CPUCYCLES_BENCH_BELOW_RESOLUTION says
  * when a run is still too short to trust (k is at most 65536).
  *
- * Memory: nothing is allocated.  With options->samples (room for
+ * Memory: nothing comes from malloc().  With options->samples (room for
  * options->iterations long longs, which must then be given), every kept
  * run is stored there and the statistics are exact; without, at most
- * CPUCYCLES_BENCH_RESERVOIR kept runs are kept on the stack, every k-th
- * in run order once there are more (k doubles as needed:
- * CPUCYCLES_BENCH_SAMPLED); min, max, mean and count are exact either
- * way.  It needs some 12 KiB of stack: it runs on a thread of
- * PTHREAD_STACK_MIN.  Any number of iterations works: 10^7 runs of an
+ * CPUCYCLES_BENCH_RESERVOIR kept runs are kept, every k-th in run order
+ * once there are more (k doubles as needed: CPUCYCLES_BENCH_SAMPLED);
+ * min, max, mean and count are exact either way.  The working memory (8
+ * KiB: the null benchmark's runs, then those kept) is a private mapping,
+ * unmapped before it returns; the stack it needs is under 5 KiB (a 16 KiB
+ * thread will do).  Any number of iterations works: 10^7 runs of an
  * empty function, one call each (calls 1), take half a second on a
  * 2.6 GHz x86-64; with automatic calls each run is result->calls calls
  * (up to 65536) and takes that much longer.
@@ -290,8 +291,8 @@ struct cpucycles_bench_result {
 
 /* Measures fn(arg) as described above; options may be 0 (defaults).
  * Returns 0 with result filled; -1 with errno EINVAL (fn or result 0,
- * iterations or calls negative, samples without iterations), ENOTSUP
- * (the counter never moves:
+ * iterations or calls negative, samples without iterations), ENOMEM (no
+ * memory to map), ENOTSUP (the counter never moves:
  * default-zero), or EAGAIN (every run was disturbed: result->count is 0,
  * flags say why). */
 int cpucycles_bench(void (*fn)(void *), void *arg, const struct cpucycles_bench_options *options,
@@ -340,7 +341,8 @@ const char *cpucycles_bench_flag_name(unsigned int flag);
  * not once in 20 (a 95% interval gave 3 false alarms in 40 here), and
  * a +1% change at 2000 cycles still lies thousands of standard errors
  * out (20 cycles, standard error 0.01, in 0.25 s on an x86-64 VM).
- * Nothing is allocated; not for signal handlers; thread-safe. */
+ * Nothing comes from malloc() (its working memory is mapped, as
+ * cpucycles_bench()'s); not for signal handlers; thread-safe. */
 
 struct cpucycles_compare_options {
   long long pairs;  /* 0: as many as fit in seconds (at least 200);
@@ -376,7 +378,7 @@ struct cpucycles_compare_result {
 /* Compares b(arg_b) against a(arg_a) as described above; options may be 0.
  * Returns 0 with result filled; -1 with errno EINVAL (a, b or result 0,
  * pairs, seconds or calls outside the ranges above, seconds NaN),
- * ENOTSUP (the counter never moves), or EAGAIN (fewer than 2 blocks of
+ * ENOMEM (no memory to map), ENOTSUP (the counter never moves), or EAGAIN (fewer than 2 blocks of
  * pairs were undisturbed: this time; another try may do). */
 int cpucycles_bench_compare(void (*a)(void *), void *arg_a, void (*b)(void *), void *arg_b,
                             const struct cpucycles_compare_options *options,

@@ -7,11 +7,13 @@
 #include <errno.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define DEFAULT_ITERATIONS 1000 /* Timer::CPU's defaults */
 #define DEFAULT_WARM_UPS 2
 #define PRECISION_PAIRS 1000    /* back-to-back reads, as the library's check */
-#define NULL_RUNS 512
+#define NULL_RUNS 512 /* in the scratch memory: */
+typedef char cpucycles_null_runs_fit[NULL_RUNS <= CPUCYCLES_BENCH_SCRATCH ? 1 : -1];
 #define BATCH_MAX 256
 #define SWITCH_CHECK_SHARE 20   /* a batch takes >= 20 times a switch check */
 #define CALLS_TARGET_STEPS 64   /* a timed run spans >= 64 counter steps */
@@ -156,16 +158,28 @@ void cpucycles_bench_unpin(struct cpucycles_bench_pin *p)
 #endif
 }
 
-/* seeds/004's null benchmark, calls empty calls per run: the median of
- * NULL_RUNS runs, or -1 when none was undisturbed. */
-long long cpucycles_bench_null_overhead(const struct cpucycles_bench_clock *c, long long calls,
-                                        long long switch_cost)
+long long *cpucycles_bench_scratch(void)
 {
-  long long nulls[NULL_RUNS];
+  void *m = mmap(0, CPUCYCLES_BENCH_SCRATCH * sizeof(long long), PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return m == MAP_FAILED ? 0 : (long long *)m;
+}
+
+void cpucycles_bench_scratch_free(long long *scratch)
+{
+  if (scratch) munmap(scratch, CPUCYCLES_BENCH_SCRATCH * sizeof(long long));
+}
+
+/* The null benchmark (the cost of the reads and of calls empty calls):
+ * the median of NULL_RUNS runs, kept in scratch, or -1 when none was
+ * undisturbed. */
+long long cpucycles_bench_null_overhead(const struct cpucycles_bench_clock *c, long long calls,
+                                        long long switch_cost, long long *scratch)
+{
   struct kept kn;
   struct tally ignored = {0, 0, 0};
   struct cpucycles_bench_result stats;
-  kept_init(&kn, nulls, NULL_RUNS);
+  kept_init(&kn, scratch, NULL_RUNS);
   run(c, null_function, 0, calls, NULL_RUNS, 0, switch_cost, &kn, &ignored);
   stats.flags = 0;
   if (kn.n == 0 || cpucycles_bench_statistics(kn.buf, kn.n, 0, &stats) != 0) return -1;
@@ -209,23 +223,18 @@ int cpucycles_bench_below_resolution(double median, double min, long long precis
   return median < (double)(RESOLUTION_STEPS * precision) || min < 0;
 }
 
-/* The measured runs of fn, into the caller's samples or a reservoir here,
- * and their statistics: 0, or -1 when every run was disturbed.
- * A function of its own, never inlined, so that the reservoir is on the
- * stack only while the runs are, not under the null benchmark's frames
- * too: cpucycles_bench() runs on a PTHREAD_STACK_MIN (16 KiB) thread. */
-static __attribute__((noinline)) int measured_runs(const struct cpucycles_bench_clock *c,
-                                                   void (*fn)(void *), void *arg,
-                                                   long long calls, long long iterations,
-                                                   long long *samples, long long switch_cost,
-                                                   struct cpucycles_bench_result *r)
+/* The measured runs of fn, into the caller's samples or the reservoir
+ * (scratch), and their statistics: 0, or -1 when every run was disturbed. */
+static int measured_runs(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
+                         long long calls, long long iterations, long long *samples,
+                         long long *scratch, long long switch_cost,
+                         struct cpucycles_bench_result *r)
 {
-  long long reservoir[CPUCYCLES_BENCH_RESERVOIR];
   struct tally t = {0, 0, 0};
   struct kept k;
 
   if (samples) kept_init(&k, samples, iterations);
-  else kept_init(&k, reservoir, CPUCYCLES_BENCH_RESERVOIR);
+  else kept_init(&k, scratch, CPUCYCLES_BENCH_RESERVOIR);
   run(c, fn, arg, calls, iterations, r->overhead, switch_cost, &k, &t);
   r->flags |= t.flags;
   r->disturbed = t.disturbed;
@@ -249,7 +258,7 @@ int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void 
   long long iterations = o && o->iterations ? o->iterations : DEFAULT_ITERATIONS;
   long long warm_ups = o && o->warm_ups ? o->warm_ups : DEFAULT_WARM_UPS;
   long long calls = o && o->calls > 0 ? o->calls : 1;
-  long long switch_cost, overhead;
+  long long switch_cost, overhead, *scratch;
   struct tally ignored = {0, 0, 0};
   struct cpucycles_bench_pin p;
   int saved_errno = errno, rc;
@@ -260,6 +269,10 @@ int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void 
     return -1;
   }
   memset(r, 0, sizeof *r);
+  if (!(scratch = cpucycles_bench_scratch())) {
+    errno = ENOMEM;
+    return -1;
+  }
   r->flags = c->flags;
   p.active = 0;
   if (o && o->pin) cpucycles_bench_pin_here(&p);
@@ -267,28 +280,31 @@ int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void 
 
   r->precision = cpucycles_bench_precision(c);
   if (r->precision == 0) {
-    cpucycles_bench_unpin(&p);
-    errno = ENOTSUP;
-    return -1;
+    rc = ENOTSUP;
+    goto out;
   }
   switch_cost = cpucycles_bench_switch_cost(c);
   if (!(o && o->calls)) {
-    overhead = cpucycles_bench_null_overhead(c, 1, switch_cost);
+    overhead = cpucycles_bench_null_overhead(c, 1, switch_cost, scratch);
     calls = cpucycles_bench_choose_calls(c, fn, arg, r->precision, overhead > 0 ? overhead : 0);
   }
   r->calls = calls;
-  /* seeds/004's null benchmark: nothing between the reads but the calls. */
-  overhead = cpucycles_bench_null_overhead(c, calls, switch_cost);
+  /* the null benchmark: nothing between the reads but the calls */
+  overhead = cpucycles_bench_null_overhead(c, calls, switch_cost, scratch);
   if (overhead != -1 && !(o && o->keep_overhead)) {
     r->overhead = overhead;
     r->flags |= CPUCYCLES_BENCH_SUBTRACTED;
   }
 
   if (warm_ups > 0) run(c, fn, arg, calls, warm_ups, 0, switch_cost, 0, &ignored);
-  rc = measured_runs(c, fn, arg, calls, iterations, o ? o->samples : 0, switch_cost, r);
+  rc = measured_runs(c, fn, arg, calls, iterations, o ? o->samples : 0, scratch, switch_cost, r)
+           ? EAGAIN
+           : 0;
+out:
   cpucycles_bench_unpin(&p);
+  cpucycles_bench_scratch_free(scratch);
   if (rc != 0) {
-    errno = EAGAIN;
+    errno = rc;
     return -1;
   }
   if (cpucycles_bench_below_resolution(r->median, r->min, r->precision))

@@ -25,10 +25,19 @@ struct cpucycles_bench_clock {
 long long cpucycles_bench_precision(const struct cpucycles_bench_clock *c);
 long long cpucycles_bench_switch_cost(const struct cpucycles_bench_clock *c);
 long long cpucycles_bench_null_overhead(const struct cpucycles_bench_clock *c, long long calls,
-                                        long long switch_cost);
+                                        long long switch_cost, long long *scratch);
 long long cpucycles_bench_choose_calls(const struct cpucycles_bench_clock *c, void (*fn)(void *),
                                        void *arg, long long precision, long long overhead);
 int cpucycles_bench_below_resolution(double median, double min, long long precision);
+
+/* The harness's working memory: room for CPUCYCLES_BENCH_SCRATCH long
+ * longs (the null benchmark's runs, then the reservoir of kept runs), in a
+ * private mapping, not on the stack (12 KiB there kept cpucycles_bench()
+ * off a 16 KiB thread) and not from malloc() (the measured code's heap is
+ * left as it is).  0 when the system has no memory to map. */
+#define CPUCYCLES_BENCH_SCRATCH CPUCYCLES_BENCH_RESERVOIR
+long long *cpucycles_bench_scratch(void);
+void cpucycles_bench_scratch_free(long long *scratch);
 
 /* Pinning the thread to the CPU it is on (active: it was), and back. */
 struct cpucycles_bench_pin {

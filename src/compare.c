@@ -108,8 +108,8 @@ int cpucycles_bench_compare_with(const struct cpucycles_bench_clock *c, long lon
   struct cpucycles_compare_acc acc;
   struct cpucycles_bench_pin pin;
   double seconds = o && o->seconds > 0 ? o->seconds : DEFAULT_SECONDS;
-  long long wanted = o ? o->pairs : 0, budget, calls_b;
-  int saved_errno = errno;
+  long long wanted = o ? o->pairs : 0, budget, calls_b, *scratch;
+  int saved_errno = errno, rc;
 
   /* What can never succeed is refused, not answered with EAGAIN each time:
    * fewer pairs than 2 blocks; and a time that is not a number, or does
@@ -123,15 +123,18 @@ int cpucycles_bench_compare_with(const struct cpucycles_bench_clock *c, long lon
   budget = (long long)(seconds * (double)persecond);
   if (!wanted && persecond <= 0) wanted = UNTIMED_PAIRS;
   memset(r, 0, sizeof *r);
+  if (!(scratch = cpucycles_bench_scratch())) {
+    errno = ENOMEM;
+    return -1;
+  }
   r->flags = c->flags;
   pin.active = 0;
   if (o && o->pin) cpucycles_bench_pin_here(&pin);
   if (pin.active) r->flags |= CPUCYCLES_BENCH_PINNED;
   r->precision = cpucycles_bench_precision(c);
   if (r->precision == 0) {
-    cpucycles_bench_unpin(&pin);
-    errno = ENOTSUP;
-    return -1;
+    rc = ENOTSUP;
+    goto out;
   }
 
   p.c = c, p.a.fn = a, p.a.arg = arg_a, p.b.fn = b, p.b.arg = arg_b;
@@ -139,25 +142,24 @@ int cpucycles_bench_compare_with(const struct cpucycles_bench_clock *c, long lon
   p.switch_cost = cpucycles_bench_switch_cost(c);
   p.calls = o && o->calls ? o->calls : 0;
   if (!p.calls) { /* the same calls for both, enough for the faster one */
-    p.overhead = cpucycles_bench_null_overhead(c, 1, p.switch_cost);
+    p.overhead = cpucycles_bench_null_overhead(c, 1, p.switch_cost, scratch);
     if (p.overhead < 0) p.overhead = 0;
     p.calls = cpucycles_bench_choose_calls(c, a, arg_a, r->precision, p.overhead);
     calls_b = cpucycles_bench_choose_calls(c, b, arg_b, r->precision, p.overhead);
     if (calls_b > p.calls) p.calls = calls_b;
   }
   r->calls = p.calls;
-  p.overhead = cpucycles_bench_null_overhead(c, p.calls, p.switch_cost);
+  p.overhead = cpucycles_bench_null_overhead(c, p.calls, p.switch_cost, scratch);
   if (p.overhead < 0) p.overhead = 0;
   else r->flags |= CPUCYCLES_BENCH_SUBTRACTED;
   r->overhead = p.overhead;
 
   cpucycles_compare_start(&acc);
   pairs(&p, wanted, budget, &acc, r);
+  rc = cpucycles_compare_finish(&acc, p.calls, r->precision, r) ? EAGAIN : 0;
+out:
   cpucycles_bench_unpin(&pin);
-  if (cpucycles_compare_finish(&acc, p.calls, r->precision, r) != 0) {
-    errno = EAGAIN;
-    return -1;
-  }
-  errno = saved_errno;
-  return 0;
+  cpucycles_bench_scratch_free(scratch);
+  errno = rc ? rc : saved_errno;
+  return rc ? -1 : 0;
 }

@@ -206,12 +206,13 @@ static int fork_during_first_call(void)
 static volatile int clone_ready, clone_go, clone_round;
 static volatile long long clone_count = -1;
 static cpu_set_t clone_child_cpus;
+static int clone_pinned;
 
 static int clone_vm_child(void *arg)
 {
   volatile int spin;
   (void)arg;
-  sched_setaffinity(0, sizeof clone_child_cpus, &clone_child_cpus);
+  if (clone_pinned) sched_setaffinity(0, sizeof clone_child_cpus, &clone_child_cpus);
   clone_ready = 1;
   while (!clone_go) continue;
   for (spin = 0; spin < clone_round % 40 * 1000; spin++) continue;
@@ -234,8 +235,9 @@ static int clone_vm_during_first_call(void)
     CPU_SET(cpu, &one);
     sched_setaffinity(0, sizeof one, &one);
     CPU_CLR(cpu, &all);
+    clone_child_cpus = all;
+    clone_pinned = 1;
   }
-  clone_child_cpus = all;
   pid = clone(clone_vm_child, stack + sizeof stack, CLONE_VM | SIGCHLD, 0);
   if (pid < 0) return CLONE_UNSUPPORTED;
   for (i = 0; !clone_ready && i < 1000000; i++) sched_yield();

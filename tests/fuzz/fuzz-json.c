@@ -16,10 +16,10 @@
 /* 1 when text[0..n-1] is UTF-8 (NULs allowed: "\u0000"). */
 static int utf8(const char *text, size_t n)
 {
-  struct parser s;
-  memset(&s, 0, sizeof s);
-  for (s.p = text, s.end = text + n; s.p < s.end; s.p += utf8_length(&s))
-    if (utf8_length(&s) == 0) return 0;
+  const unsigned char *p = (const unsigned char *)text, *end = p + n;
+  size_t k;
+  for (; p < end; p += k)
+    if ((k = cpucycles_utf8_length(p, (size_t)(end - p))) == 0) return 0;
   return 1;
 }
 
