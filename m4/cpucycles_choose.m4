@@ -169,19 +169,6 @@ AS_IF([test "$CPUCYCLES_BUILD_CHOICE" = 1 && test "x$cpucycles_inline" = x1],
 @%:@endif"],
   [CPUCYCLES_INLINE_INCLUDE="/* Nothing is inlined: $cpucycles_inline_why. */"
    CPUCYCLES_INLINE_READ=])
-dnl The counter files the inline read needs, and only those, are installed
-dnl (besides counter.h): the chosen counter's file and what it includes,
-dnl as the preprocessor finds them.
-CPUCYCLES_INLINE_FILES=
-AS_IF([test "$CPUCYCLES_BUILD_CHOICE" = 1 && test "x$cpucycles_inline" = x1],
-  [AS_ECHO(["@%:@include \"cpucycles/$cpucycles_chosen.h\""]) >conftest.c
-   for cpucycles_file in `$CPP $CPPFLAGS -I$srcdir/include conftest.c 2>/dev/null |
-       sed -n 's|^@%:@ *[[0-9]][[0-9]]* ".*/include/cpucycles/\([[^/"]]*\.h\)".*|\1|p' | sort -u`; do
-     AS_CASE([$cpucycles_file], [counter.h], [],
-       [CPUCYCLES_INLINE_FILES="$CPUCYCLES_INLINE_FILES include/cpucycles/$cpucycles_file"])
-   done
-   rm -f conftest.c])
-AC_SUBST([CPUCYCLES_INLINE_FILES])
 AC_SUBST([CPUCYCLES_CHOSEN])
 AC_SUBST([CPUCYCLES_INLINE_INCLUDE])
 AC_SUBST([CPUCYCLES_INLINE_READ])

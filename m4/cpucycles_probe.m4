@@ -36,6 +36,9 @@
 # Decides how probes run: sets cpucycles_probe_runner ('' = run directly)
 # and cpucycles_can_run (yes/no).
 AC_DEFUN_ONCE([CPUCYCLES_SET_PROBE_RUNNER], [
+# The probes are the core's code: its folders on the include path (as
+# Makefile.am's CORE_CPPFLAGS).
+cpucycles_probe_paths="-I$srcdir/include -I$srcdir/src/util -I$srcdir/src/core -I$srcdir/src/core/setup -I$srcdir/src"
 AC_ARG_WITH([probe-runner],
   [AS_HELP_STRING([--with-probe-runner=CMD],
     [run configure's probes and make check's tests through CMD, e.g.
@@ -112,12 +115,12 @@ AS_IF([(eval "$cpucycles_probe_cmd") <$cpucycles_probe_input >conftest.out 2>&AS
 
 # _CPUCYCLES_RUN_PROBE(SOURCE, IF-RAN, IF-FAILED-TO-RUN, IF-NO-COMPILE, IF-CANNOT-RUN)
 # -----------------------------------------------------------------------------------
-# Links SOURCE with the project's src/ on the include path and runs it
+# Links SOURCE with the core's folders on the include path and runs it
 # (_CPUCYCLES_RUN_PROGRAM).
 AC_DEFUN([_CPUCYCLES_RUN_PROBE], [
 AC_REQUIRE([CPUCYCLES_SET_PROBE_RUNNER])
 cpucycles_save_CPPFLAGS=$CPPFLAGS
-CPPFLAGS="$CPPFLAGS -I$srcdir/include -I$srcdir/src -I$srcdir"
+CPPFLAGS="$CPPFLAGS $cpucycles_probe_paths -I$srcdir"
 rm -f conftest.out
 dnl A portable build runs no probe, so compiles none.
 AS_IF([test "x$enable_portable" = xyes], [$5],
@@ -168,7 +171,7 @@ AS_IF([test -n "$cpucycles_todo"], [
     AS_ECHO(["@%:@endif"])
   done > conftest-probes.h
   cpucycles_save_CPPFLAGS=$CPPFLAGS
-  CPPFLAGS="$CPPFLAGS -I$srcdir/include -I$srcdir/src -I."
+  CPPFLAGS="$CPPFLAGS $cpucycles_probe_paths -I."
   AC_PREPROC_IFELSE([AC_LANG_SOURCE([[@%:@include "conftest-probes.h"]])],
     [cpucycles_target_known=yes
      cpucycles_target_list=`sed -n 's/^ *cpucycles_probe_for_target  *\([[a-z0-9-]]*\).*/\1/p' conftest.i | tr '\n' ' '`
@@ -200,7 +203,7 @@ AS_IF([test -n "$cpucycles_todo"], [
       AS_ECHO([""])
     } > conftest-probes.h
     cpucycles_save_CPPFLAGS=$CPPFLAGS
-    CPPFLAGS="$CPPFLAGS -I$srcdir/include -I$srcdir/src -I$srcdir -I."
+    CPPFLAGS="$CPPFLAGS $cpucycles_probe_paths -I$srcdir -I."
     AC_LINK_IFELSE([AC_LANG_SOURCE([[@%:@include "conftest-probes.h"
 @%:@include "probes/probe.c"]])],
       [mv -f conftest$ac_exeext conftest-probes$ac_exeext && cpucycles_probe_all="$cpucycles_target_list "],
@@ -234,7 +237,7 @@ AC_CACHE_VAL([cpucycles_cv_counter_]_cpucycles_id, [
     [AS_CASE([$cpucycles_target_list], [*" $1 "*],
        [cpucycles_is_for_target=yes], [cpucycles_is_for_target=no])],
     [cpucycles_save_CPPFLAGS=$CPPFLAGS
-     CPPFLAGS="$CPPFLAGS -I$srcdir/include -I$srcdir/src"
+     CPPFLAGS="$CPPFLAGS $cpucycles_probe_paths"
      AC_PREPROC_IFELSE([AC_LANG_SOURCE([[
 #include "cpucycles/$1.h"
 #ifndef CPUCYCLES_HAVE_]]AS_TR_CPP([$1])[[
@@ -324,7 +327,7 @@ AS_CASE([$cpucycles_result],
 # CPUCYCLES_HOST_FINGERPRINT
 # --------------------------
 # Sets cpucycles_cv_fingerprint to the build host's fingerprint
-# (src/fingerprint.c), or to "unknown" when probes cannot run.  It becomes
+# (src/core/fingerprint.c), or to "unknown" when probes cannot run.  It becomes
 # a C string in the header: a measured one is made safe for that, a preset
 # one that is not is an error.
 AC_DEFUN([CPUCYCLES_HOST_FINGERPRINT], [

@@ -16,7 +16,7 @@
 #   cycles/second figure or a command.
 #
 #   The ranges are the library's own: a cycles/second figure outside
-#   1 MHz..100 GHz is what src/persecond.c refuses at run time, and a scale
+#   1 MHz..100 GHz is what src/core/persecond.c refuses at run time, and a scale
 #   is 0 < scale < 2^31 (CPUCYCLES_SCALE_Q32 in include/cpucycles/counter.h).
 
 # _CPUCYCLES_RESULT_FORM

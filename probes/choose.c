@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* probes/choose.c - configure's choice among the probed counters, made by
- * the library's own rule (cpucycles_choose in src/measure.c).
+ * the library's own rule (cpucycles_choose in src/core/measure.c).
  *
  * Reads standard input, one line per counter in the table's order:
  *   NAME PRECISION     (available)

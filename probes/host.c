@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* probes/host.c - configure's probe of the build host: prints its
- * fingerprint (src/fingerprint.c). */
+ * fingerprint (src/core/fingerprint.c). */
 #include "fingerprint.c"
 #include <stdio.h>
 

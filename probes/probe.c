@@ -14,7 +14,7 @@
  *   CPUCYCLES_PROBE_ID      NAME with '-' as '_'
  *   CPUCYCLES_PROBE_UID     the same in capitals
  * which probes that counter whatever the argument says.  It measures the counter with the library's own measuring
- * code (src/measure.c) and prints one line (standard output only, so that
+ * code (src/core/measure.c) and prints one line (standard output only, so that
  * a probe runner may run it elsewhere, e.g. on a board over ssh) with
  * every fact configure records about the counter:
  *   yes precision=P hz=H kind=K scale=C persecond=S scaled=B inline=B kindname=NAME

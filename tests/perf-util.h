@@ -5,7 +5,7 @@
 #ifndef CPUCYCLES_TEST_PERF_UTIL_H
 #define CPUCYCLES_TEST_PERF_UTIL_H
 #include "counter-setup.h"
-#include "cpucycles/linux-perf.h"
+#include "linux-perf.h"
 #include <dirent.h>
 #if defined(CPUCYCLES_HAVE_LINUX_PERF)
 #include <sys/syscall.h>

@@ -40,7 +40,7 @@ long syscall(long number, ...)
   if (!real) real = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
   if (number == SYS_perf_event_open) {
     /* perf_event_open(attr, pid, cpu, group_fd, flags), the integers
-     * passed as long (include/cpucycles/linux-perf.h, tests/perf-util.h) */
+     * passed as long (src/core/setup/linux-perf.h, tests/perf-util.h) */
     const struct perf_event_attr *asked = va_arg(ap, const struct perf_event_attr *);
     long pid = va_arg(ap, long), cpu = va_arg(ap, long), group = va_arg(ap, long);
     long flags = va_arg(ap, long);

@@ -2,7 +2,7 @@
 /* seccomp-filter.h - what the tests that install a seccomp filter
  * (t-seccomp, t-hostile) need from the kernel's headers, where the
  * toolchain has them: TEST_HAVE_SECCOMP_FILTER then.  The library installs
- * no filter (include/cpucycles/seccomp.h only detects one), so this is the
+ * no filter (src/core/setup/seccomp.h only detects one), so this is the
  * tests' own fact, decided as linux-perf.h decides CPUCYCLES_HAVE_LINUX_PERF:
  * __has_include, and a compiler without it is taken to have the headers.
  * Debian's musl-gcc has none of the kernel's headers: there the filter

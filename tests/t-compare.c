@@ -8,7 +8,7 @@
 #include "bench.h"
 #include "format.h"
 #include "json-read.h"
-#include "sqrt.h"
+#include "stats.h"
 #include "tap.h"
 #include <errno.h>
 #include <limits.h>

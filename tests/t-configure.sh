@@ -37,8 +37,8 @@ run() {
   tree=$scratch/$name
   mkdir "$tree" &&
     (cd "$top_srcdir" &&
-     tar cf - configure configure.ac aclocal.m4 m4 Makefile.am Makefile.in cpucycles.pc.in cmake doc/*.in \
-       build-aux probes include/cpucycles include/*.in include/*.h src/*.in src/*.c src/*.h) |
+     tar cf - configure configure.ac aclocal.m4 m4 Makefile.am Makefile.in cpucycles.pc.in cpucycles-bench.pc.in cmake doc/*.in \
+       build-aux probes include src) |
      (cd "$tree" && tar xf -) &&
     chmod -R u+w "$tree" || { status=99; return; }
   grep -v "^$skipvar=" "$scratch/presets" >"$tree.site"
@@ -155,7 +155,7 @@ elif ! (cd "$tree" && ${MAKE:-make} --version 2>/dev/null | grep -q 'GNU Make');
 else
   stale=
   (cd "$tree" && ${MAKE:-make} -n config.status 2>&1) | grep -q -- '--recheck' && stale="unchanged tree"
-  for f in probes/probe.c src/measure.c include/cpucycles/amd64-tsc.h include/cpucycles/counter.h; do
+  for f in probes/probe.c src/core/measure.c include/cpucycles/amd64-tsc.h include/cpucycles/counter.h; do
     (cd "$tree" && ${MAKE:-make} -n -W "$f" config.status 2>&1) | grep -q -- '--recheck' || stale="$stale $f"
   done
   if [ -z "$stale" ]; then

@@ -8,7 +8,7 @@
  * selection's own checks. */
 #include "counter-setup.h"
 #define CPUCYCLES_STATE_STORAGE
-#include "cpucycles/extend32.h"
+#include "extend32.h"
 #include "cpucycles/default-monotonic.h"
 #include "measure.h"
 #include "tap.h"

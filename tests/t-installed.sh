@@ -13,7 +13,7 @@ set -u
 . "$top_srcdir/tests/tap.sh"
 check() { what=$1; shift; if "$@" >>"$log" 2>&1; then ok "$what"; else notok "$what"; sed 's/^/# /' "$log"; fi; : >"$log"; }
 
-echo "1..22"
+echo "1..25"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-installed.XXXXXX") || exit 1
 trap 'rm -rf "$scratch"' EXIT
 log=$scratch/log
@@ -30,10 +30,12 @@ lib=$root$libdir
 includedir=$(sed -n 's/^includedir=//p' "$top_builddir/cpucycles.pc" | sed "s|\${prefix}|$prefix|")
 archinc=$root$(sed -n 's/^archincludedir=//p' "$top_builddir/cpucycles.pc" | sed "s|\${includedir}|$includedir|; s|\${prefix}|$prefix|")
 incflags="-I$inc -I$archinc"
-check "the headers, library and cpucycles.pc are installed" \
+check "both libraries, their headers and pkg-config files are installed" \
   test -f "$inc/cpucycles.h" -a -f "$archinc/cpucycles-config.h" -a -f "$inc/cpucycles/counter.h" \
-  -a -f "$lib/pkgconfig/cpucycles.pc" -a -f "$lib/libcpucycles.a"
-bad=$(grep -h '^# *define' "$archinc/cpucycles-config.h" "$inc/cpucycles.h" | grep -v '^# *define CPUCYCLES_')
+  -a -f "$inc/cpucycles-bench.h" -a -f "$lib/pkgconfig/cpucycles.pc" -a -f "$lib/libcpucycles.a" \
+  -a -f "$lib/pkgconfig/cpucycles-bench.pc" -a -f "$lib/libcpucycles-bench.a"
+bad=$(grep -h '^# *define' "$archinc/cpucycles-config.h" "$inc/cpucycles.h" "$inc/cpucycles-bench.h" \
+  "$inc"/cpucycles/*.h | grep -v '^# *define CPUCYCLES_')
 if [ -z "$bad" ]; then
   ok "the installed headers define only CPUCYCLES_ names"
 else
@@ -92,17 +94,25 @@ else
 fi
 : >"$log"
 
-# Only what programs compile is installed: every file in include/cpucycles
-# is one that <cpucycles.h> includes.
-used=$(${CC:-cc} -E $incflags "$top_srcdir/tests/api-user.c" 2>/dev/null |
-  sed -n 's|^# *[0-9][0-9]* ".*/cpucycles/\([^/"]*\.h\)".*|\1|p' | sort -u | tr '\n' ' ')
-installed=$(cd "$inc/cpucycles" && ls | sort | tr '\n' ' ')
-if [ -n "$installed" ] && [ "$used" = "$installed" ]; then
-  ok "only the counter files the inline read needs are installed: $installed"
+# Every installed header compiles on its own, as C99 with -Wpedantic
+# -Werror and as C++: the two APIs and every counter's file (a counter of
+# another architecture compiles to nothing).
+bad=
+for h in cpucycles.h cpucycles-bench.h $(cd "$inc" && ls cpucycles/*.h); do
+  printf '#include <%s>\n' "$h" >"$scratch/alone.c"
+  ${CC:-cc} -std=c99 -Wall -Wextra -Wpedantic -Werror $incflags -c "$scratch/alone.c" -o "$scratch/alone.o" \
+    >>"$log" 2>&1 || bad="$bad $h"
+  if command -v "${CXX:-c++}" >/dev/null 2>&1 && [ "$cc_target" = "$cxx_target" ]; then
+    ${CXX:-c++} -std=c++11 -Wall -Wextra -Wpedantic -Werror -x c++ $incflags -c "$scratch/alone.c" \
+      -o "$scratch/alone.o" >>"$log" 2>&1 || bad="$bad $h(C++)"
+  fi
+done
+if [ -z "$bad" ]; then
+  ok "every installed header compiles alone, C99 and C++, -Wpedantic -Werror: $(cd "$inc" && ls cpucycles/*.h | wc -l) counter files and the two APIs"
 else
-  notok "only the counter files the inline read needs are installed"
-  echo "# installed: $installed"; echo "# included:  $used"
+  notok "installed headers that do not compile alone:$bad"; sed 's/^/# /' "$log"
 fi
+: >"$log"
 
 # A program written for libcpucycles' API (it includes <cpucycles.h>):
 # source-compatible with ours.
@@ -118,22 +128,62 @@ else
 fi
 : >"$log"
 
-# What the shared library exports: the API, libcpucycles' interface and the
-# inline read's two variables, nothing else.
-api="cpucycles cpucycles_abi_inline_id cpucycles_abi_inline_scale_q32 cpucycles_abi_read cpucycles_bench cpucycles_bench_compare cpucycles_bench_flag_name cpucycles_bench_format cpucycles_bench_statistics cpucycles_compare_format cpucycles_compare_statistics cpucycles_compare_verdict_name cpucycles_function cpucycles_implementation cpucycles_info_abi cpucycles_persecond cpucycles_tracesetup cpucycles_unit cpucycles_unit_name cpucycles_version"
-so=$(ls "$lib"/libcpucycles.so.* 2>/dev/null | head -n 1)
+# What each shared library exports: exactly the names its sources declare
+# with CPUCYCLES_API (the headers, and the core's private interface), and
+# the counter library no more than 14 of them.
+declared() { # file...: the names declared with CPUCYCLES_API
+  grep -ho '^CPUCYCLES_API[^(;]*[ *(]*cpucycles[a-z_0-9]*' "$@" | grep -o 'cpucycles[a-z_0-9]*$' |
+    sort -u | tr '\n' ' ' | sed 's/ $//'
+}
+exports() { # library
+  $NM -D --defined-only "$1" | awk '$2 ~ /^[A-Z]$/ { print $3 }' | sort | tr '\n' ' ' | sed 's/ $//'
+}
 NM=${NM:-nm}
-if [ -z "$so" ]; then
-  skip "the shared library exports exactly the API" "no shared library in this build"
+core_api=$(declared "$top_srcdir/include/cpucycles.h" "$top_srcdir/src/private.h")
+bench_api=$(declared "$top_srcdir/include/cpucycles-bench.h")
+so=$(ls "$lib"/libcpucycles.so.* 2>/dev/null | head -n 1)
+bench_so=$(ls "$lib"/libcpucycles-bench.so.* 2>/dev/null | head -n 1)
+if [ -z "$so" ] || [ -z "$bench_so" ]; then
+  skip "each shared library exports exactly what it declares" "no shared library in this build"
 elif ! command -v "${NM%% *}" >/dev/null 2>&1; then
-  skip "the shared library exports exactly the API" "no ${NM%% *}"
+  skip "each shared library exports exactly what it declares" "no ${NM%% *}"
+elif [ "$(exports "$so")" = "$core_api" ] && [ "$(exports "$bench_so")" = "$bench_api" ] &&
+     [ "$(echo "$core_api" | wc -w)" -le 14 ]; then
+  ok "libcpucycles exports the $(echo "$core_api" | wc -w) it declares ($core_api); libcpucycles-bench its $(echo "$bench_api" | wc -w)"
 else
-  exported=$($NM -D --defined-only "$so" | awk '$2 ~ /^[A-Z]$/ { print $3 }' | sort | tr '\n' ' ' | sed 's/ $//')
-  if [ "$exported" = "$api" ]; then
-    ok "the shared library exports exactly: $exported"
+  notok "each shared library exports exactly what it declares (the counter's at most 14)"
+  echo "# libcpucycles declares: $core_api"; echo "# exports:               $(exports "$so")"
+  echo "# libcpucycles-bench declares: $bench_api"; echo "# exports:                     $(exports "$bench_so")"
+fi
+
+# The harness, as its users build it: pkg-config's cpucycles-bench, a run
+# (measures, compares, prints JSON).
+bench_flags=$(PKG_CONFIG_PATH=$lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$root pkg-config --cflags --libs cpucycles-bench 2>>"$log")
+if [ -z "$bench_flags" ]; then
+  skip "a harness program builds with pkg-config cpucycles-bench and runs" "no pkg-config"
+else
+  if ${CC:-cc} -std=c99 $strict ${CFLAGS:-} "$top_srcdir/tests/bench-user.c" -o "$scratch/bench-user" \
+       $bench_flags -I"$archinc" ${LDFLAGS:-} >>"$log" 2>&1 &&
+     LD_LIBRARY_PATH=$lib ${CPUCYCLES_PROBE_RUNNER:-} "$scratch/bench-user" >>"$log" 2>&1 &&
+     grep -q '^bench-ok' "$log"; then
+    ok "a harness program builds with pkg-config cpucycles-bench ($bench_flags) and runs: $(grep '^bench-ok' "$log")"
   else
-    notok "the shared library exports exactly the API"; echo "# expected: $api"; echo "# exported: $exported"
+    notok "a harness program builds with pkg-config cpucycles-bench and runs"; sed 's/^/# /' "$log"
   fi
+fi
+: >"$log"
+
+# man cpucycles_bench_compare: each harness function's page is a link to
+# cpucycles_bench(3), which renders from the installed tree.
+man3=$root$prefix/share/man/man3
+if ! command -v soelim >/dev/null 2>&1 || ! command -v groff >/dev/null 2>&1; then
+  skip "man cpucycles_bench_compare finds cpucycles_bench(3)" "no soelim and groff (apt-get install groff-base)"
+elif [ -f "$man3/cpucycles_bench_compare.3" ] &&
+     (cd "$root$prefix/share/man" && soelim man3/cpucycles_bench_compare.3 | groff -man -Tutf8 -P-cbou 2>&1) |
+       grep -q 'cpucycles_bench_compare'; then
+  ok "man cpucycles_bench_compare finds cpucycles_bench(3): $(cat "$man3/cpucycles_bench_compare.3")"
+else
+  notok "man cpucycles_bench_compare finds cpucycles_bench(3)"; ls "$man3" | sed 's/^/# /'
 fi
 
 # Which instruction the chosen counter's read is: its installed file says
@@ -172,12 +222,15 @@ if ! command -v cmake >/dev/null 2>&1; then
 else
   mkdir -p "$scratch/cmake"
   cp "$top_srcdir/tests/api-user.c" "$scratch/cmake/"
+  cp "$top_srcdir/tests/bench-user.c" "$scratch/cmake/"
   cat >"$scratch/cmake/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.10)
 project(cpucycles_user C)
 find_package(cpucycles ${WANT} REQUIRED)
 add_executable(api-user api-user.c)
 target_link_libraries(api-user PRIVATE cpucycles::cpucycles)
+add_executable(bench-user bench-user.c)
+target_link_libraries(bench-user PRIVATE cpucycles::bench)
 CMAKE
   set -- ${CC:-cc}
   compiler=$1; shift
@@ -192,10 +245,13 @@ CMAKE
   }
   if cmake_build 0.1 "$scratch/cmake/build" &&
      LD_LIBRARY_PATH=$lib ${CPUCYCLES_PROBE_RUNNER:-} "$scratch/cmake/build/api-user" >>"$log" 2>&1 &&
-     grep -q api-ok "$log"; then
-    ok "CMake find_package(cpucycles 0.1) builds and runs a program: $(grep api-ok "$log" | head -n 1)"
+     grep -q api-ok "$log" &&
+     LD_LIBRARY_PATH=$lib ${CPUCYCLES_PROBE_RUNNER:-} "$scratch/cmake/build/bench-user" >>"$log" 2>&1 &&
+     grep -q bench-ok "$log"; then
+    ok "CMake find_package(cpucycles 0.1) builds and runs a program with cpucycles::cpucycles and one with cpucycles::bench"
   else
-    notok "CMake find_package(cpucycles 0.1) builds and runs a program"; sed 's/^/# /' "$log"
+    notok "CMake find_package(cpucycles 0.1) builds and runs programs with cpucycles::cpucycles and cpucycles::bench"
+    sed 's/^/# /' "$log"
   fi
   : >"$log"
   version=$(sed -n 's/^Version: //p' "$top_builddir/cpucycles.pc")
@@ -221,12 +277,14 @@ if [ ! -f "$lib/libcpucycles.so.1" ]; then
   skip "cpucycles-info with libcpucycles' own library" "no shared library in this build"
   skip "a program built with our header runs with libcpucycles' own library" "no shared library in this build"
   skip "cpucycles' address, with either library" "no shared library in this build"
+  skip "the harness on libcpucycles' own library" "no shared library in this build"
 elif ! ${CC:-cc} -E -dM $incflags "$inc/cpucycles.h" 2>/dev/null | grep -q 'CPUCYCLES_LIBCPUCYCLES_FALLBACK 1'; then
   skip "the stand-in builds as libcpucycles.so.1" "no weak references with this compiler"
   skip "the installed cpucycles-info needs libcpucycles.so.1" "no weak references with this compiler"
   skip "cpucycles-info with libcpucycles' own library" "no weak references with this compiler"
   skip "a program built with our header runs with libcpucycles' own library" "no weak references with this compiler"
   skip "cpucycles' address, with either library" "no weak references with this compiler"
+  skip "the harness on libcpucycles' own library" "no weak references with this compiler"
 else
   mkdir -p "$standin"
   check "the stand-in builds as libcpucycles.so.1" \
@@ -255,6 +313,17 @@ else
     ok "with libcpucycles' own library it exits 2: $(head -n 1 "$log")"
   else
     notok "with libcpucycles' own library it exits 2 with a message (exit $status)"; sed 's/^/# /' "$log"
+  fi
+  : >"$log"
+  # The harness on libcpucycles' own library: it runs, and its results
+  # say what that library could not tell.
+  if [ -x "$scratch/bench-user" ] &&
+     LD_LIBRARY_PATH=$standin:$lib ${CPUCYCLES_PROBE_RUNNER:-} "$scratch/bench-user" >"$log" 2>&1 &&
+     grep -q '^bench-ok standin-monotonic' "$log" && grep -q '"other-library"' "$log" &&
+     grep -q '"host": "unknown' "$log" && grep -q '"unit": "unknown"' "$log"; then
+    ok "the harness runs on libcpucycles' own library, and its results say so (other-library, host and unit unknown)"
+  else
+    notok "the harness runs on libcpucycles' own library, and its results say so"; sed 's/^/# /' "$log"
   fi
   : >"$log"
   printf '#include <cpucycles.h>\n#include <stdio.h>\nint main(void)\n{\n  long long (*volatile read)(void) = cpucycles;\n  long long t0 = read(), t1 = read();\n  printf("%%s %%lld\\n", cpucycles_implementation(), t1 - t0);\n  return t1 >= t0 && t0 != 0 ? 0 : 1;\n}\n' >"$scratch/address.c"

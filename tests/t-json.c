@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* t-json - the JSON reader cpucycles-info --compare uses (src/json-read.c)
+/* t-json - the JSON reader cpucycles-info --compare uses (src/tools/json-read.c)
  * against RFC 8259: what it must accept and read right (every escape, a
  * surrogate pair, numbers by the grammar, a BOM, CRLF, nesting up to its
  * limit) and what it must refuse with a message (each way a document can

@@ -6,15 +6,16 @@
 # against what they document: cpucycles(3) names every function
 # <cpucycles.h> declares and no other, cpucycles-info(1) every option its
 # usage text has and no other, and its exit codes 0, 1 and 2; and every
-# page's header carries the version cpucycles_version() returns.  The
+# page's header carries the version cpucycles_version() returns; and
+# cpucycles_bench(3) names every function <cpucycles-bench.h> declares.  The
 # pages are made by configure from doc/*.in (version and date).
 set -u
 srcdir=${top_srcdir:-.}
 builddir=${top_builddir:-.}
-pages="doc/cpucycles.3 doc/cpucycles-info.1 doc/cpucycles-open.1"
+pages="doc/cpucycles.3 doc/cpucycles_bench.3 doc/cpucycles-info.1 doc/cpucycles-open.1"
 all_pages=$pages
 set -- $pages
-echo "1..$(($# + 4))"
+echo "1..$(($# + 5))"
 . "$srcdir/tests/tap.sh"
 if command -v groff >/dev/null 2>&1; then
   lint() { groff -ww -man -z "$1" 2>&1; }; tool="groff -ww -man -z"
@@ -36,21 +37,26 @@ for p in $pages; do
   fi
 done
 
-# cpucycles(3)'s NAME line against the functions <cpucycles.h> declares
-# (cpucycles() itself is an inline function).
-declared=$( (echo cpucycles; grep -E '^(long long|long|int|const char|void|double|unsigned) \*?cpucycles[a-z_]*\(' \
-  "$srcdir/include/cpucycles.h" | sed -E 's/^[^(]*[ *](cpucycles[a-z_]*)\(.*/\1/') | sort -u | tr '\n' ' ')
-named=$(sed -n '/^\.SH NAME/,/^\.SH/p' "$builddir/doc/cpucycles.3" | sed 's/\\-.*//' | tr ', ' '\n\n' |
-  grep '^cpucycles' | sort -u | tr '\n' ' ')
-if [ "$declared" = "$named" ]; then
-  ok "cpucycles(3) names exactly the functions <cpucycles.h> declares"
-else
-  notok "cpucycles(3)'s NAME and <cpucycles.h> differ"
-  echo "# declared: $declared"; echo "# named:    $named"
-fi
+# A page's NAME line against the functions its header declares, with the
+# exported ones' CPUCYCLES_API (cpucycles() itself is an inline function).
+names_match() { # page header extra-names
+  declared=$( (for n in $3; do echo "$n"; done
+    grep -E '^(CPUCYCLES_API )?(long long|long|int|const char|void|double|unsigned) \*?cpucycles[a-z_]*\(' \
+      "$srcdir/include/$2" | sed -E 's/^[^(]*[ *](cpucycles[a-z_]*)\(.*/\1/') | sort -u | tr '\n' ' ')
+  named=$(sed -n '/^\.SH NAME/,/^\.SH/p' "$builddir/doc/$1" | sed 's/\\-.*//' | tr ', ' '\n\n' |
+    grep '^cpucycles' | sort -u | tr '\n' ' ')
+  if [ -n "$declared" ] && [ "$declared" = "$named" ]; then
+    ok "$1 names exactly the functions <$2> declares"
+  else
+    notok "$1's NAME and <$2> differ"
+    echo "# declared: $declared"; echo "# named:    $named"
+  fi
+}
+names_match cpucycles.3 cpucycles.h cpucycles
+names_match cpucycles_bench.3 cpucycles-bench.h ""
 
-# cpucycles-info(1)'s options against its usage text (src/cpucycles-info.c).
-usage=$(sed -n '/^static const char usage/,/;$/p' "$srcdir/src/cpucycles-info.c" | grep -o -- '--[a-z]*' | sort -u | tr '\n' ' ')
+# cpucycles-info(1)'s options against its usage text (src/tools/cpucycles-info.c).
+usage=$(sed -n '/^static const char usage/,/;$/p' "$srcdir/src/tools/cpucycles-info.c" | grep -o -- '--[a-z]*' | sort -u | tr '\n' ' ')
 documented=$(sed -n '/^\.SH OPTIONS/,/^\.SH/p' "$builddir/doc/cpucycles-info.1" | grep '^\.B' |
   grep -o -- '\\-\\-[a-z]*' | sed 's/\\//g' | sort -u | tr '\n' ' ')
 if [ -n "$usage" ] && [ "$usage" = "$documented" ]; then

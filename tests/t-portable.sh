@@ -25,7 +25,7 @@ build() {
   shift
   tree=$scratch/$name
   mkdir "$tree" &&
-    (cd "$top_srcdir" && tar cf - configure configure.ac aclocal.m4 m4 Makefile.am Makefile.in cpucycles.pc.in cmake build-aux probes include src \
+    (cd "$top_srcdir" && tar cf - configure configure.ac aclocal.m4 m4 Makefile.am Makefile.in cpucycles.pc.in cpucycles-bench.pc.in cmake build-aux probes include src \
        doc 2>/dev/null) | (cd "$tree" && tar xf -) &&
     chmod -R u+w "$tree" &&
     (cd "$tree" && ./configure "$@" --enable-portable --prefix=/usr &&

@@ -4,7 +4,7 @@
  * steps are known (a counter that moves s ticks a read has precision s
  * plus its kind's penalty); and the README's counters table, whose "kind
  * (penalty)" column must say what the rule says for every counter compiled
- * here.  Change the rule in src/measure.c and this fails until the
+ * here.  Change the rule in src/core/measure.c and this fails until the
  * expectations here and the README follow. */
 #include "cpucycles.h"
 #include "library.h"

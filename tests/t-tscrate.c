@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* t-tscrate - the TSC's rate from CPUID and the kernel (src/tscrate.h),
+/* t-tscrate - the TSC's rate from CPUID and the kernel (src/core/tscrate.h),
  * on register values recorded from real CPUs and hypervisors, and the
  * kernel's tsc_freq_khz file. */
 #include "persecond.h"

@@ -7,7 +7,7 @@
  * thread's count is, which is not counting while this one runs. */
 #ifndef CPUCYCLES_AMD64_PERFPMC_H
 #define CPUCYCLES_AMD64_PERFPMC_H
-#include "linux-perf.h"
+#include "counter.h"
 #if defined(__x86_64__) && defined(CPUCYCLES_HAVE_LINUX_PERF)
 #define CPUCYCLES_HAVE_AMD64_PERFPMC 1
 #define CPUCYCLES_AMD64_PERFPMC_LIBRARY_READ 1 /* per-thread events */
@@ -23,6 +23,7 @@ static inline unsigned long long cpucycles_amd64_perfpmc_rdpmc(unsigned int inde
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
+#include "linux-perf.h"
 /* One copy per program that sets counters up: the library, or a probe. */
 static __thread struct cpucycles_perf_event cpucycles_amd64_perfpmc_thread;
 static struct cpucycles_perf_config cpucycles_amd64_perfpmc_config = {

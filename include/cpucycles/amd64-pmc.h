@@ -10,7 +10,7 @@
  * fault on this index; VMs without a virtual PMU fault too. */
 #ifndef CPUCYCLES_AMD64_PMC_H
 #define CPUCYCLES_AMD64_PMC_H
-#include "linux-perf.h"
+#include "counter.h"
 #if defined(__x86_64__) && defined(CPUCYCLES_HAVE_LINUX_PERF)
 #define CPUCYCLES_HAVE_AMD64_PMC 1
 #define CPUCYCLES_AMD64_PMC_INSTRUCTION "rdpmc" /* a word of its read's disassembly */
@@ -26,6 +26,7 @@ CPUCYCLES_ALWAYS_INLINE long long cpucycles_amd64_pmc_read(void)
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
+#include "linux-perf.h"
 /* The process's event, mapped, whose only job is to make the kernel allow
  * RDPMC in this process (one copy per program: the library, or a probe). */
 static struct cpucycles_perf_event cpucycles_amd64_pmc_event;

@@ -14,7 +14,7 @@
  * and privileged: SIGILL too (as under qemu-arm). */
 #ifndef CPUCYCLES_ARM32_1176_H
 #define CPUCYCLES_ARM32_1176_H
-#include "extend32.h"
+#include "counter.h"
 #if defined(__arm__) && defined(__ARM_ARCH) && __ARM_ARCH >= 6 && \
     (!defined(__thumb__) || defined(__thumb2__)) && \
     !(defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M')
@@ -32,6 +32,7 @@ CPUCYCLES_ALWAYS_INLINE unsigned int cpucycles_arm32_1176_read32(void)
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
+#include "extend32.h"
 CPUCYCLES_STATE_STORAGE struct cpucycles_extend32_anchor cpucycles_arm32_1176_anchor;
 CPUCYCLES_STATE_STORAGE __thread struct cpucycles_extend32 cpucycles_arm32_1176_thread;
 

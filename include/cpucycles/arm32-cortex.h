@@ -12,7 +12,7 @@
  * counts every 64 cycles if PMCR.D is: the precision check sees both. */
 #ifndef CPUCYCLES_ARM32_CORTEX_H
 #define CPUCYCLES_ARM32_CORTEX_H
-#include "extend32.h"
+#include "counter.h"
 #if defined(__arm__) && defined(__ARM_ARCH) && __ARM_ARCH >= 7 && \
     defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'A'
 #define CPUCYCLES_HAVE_ARM32_CORTEX 1
@@ -29,6 +29,7 @@ CPUCYCLES_ALWAYS_INLINE unsigned int cpucycles_arm32_cortex_read32(void)
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
+#include "extend32.h"
 CPUCYCLES_STATE_STORAGE struct cpucycles_extend32_anchor cpucycles_arm32_cortex_anchor;
 CPUCYCLES_STATE_STORAGE __thread struct cpucycles_extend32 cpucycles_arm32_cortex_thread;
 

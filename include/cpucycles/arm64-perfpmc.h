@@ -16,7 +16,6 @@
  * first read (another thread's event does not count this one). */
 #ifndef CPUCYCLES_ARM64_PERFPMC_H
 #define CPUCYCLES_ARM64_PERFPMC_H
-#include "linux-perf.h"
 #include "arm64-pmc.h" /* the read of index 32 */
 #if defined(__aarch64__) && defined(CPUCYCLES_HAVE_LINUX_PERF)
 #define CPUCYCLES_HAVE_ARM64_PERFPMC 1
@@ -40,6 +39,7 @@ static inline unsigned long long cpucycles_arm64_perfpmc_pmc(unsigned int index)
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
+#include "linux-perf.h"
 #include "readfile.h"
 
 /* One copy per program that sets counters up: the library, or a probe.

@@ -33,6 +33,20 @@
 #ifndef CPUCYCLES_COUNTER_H
 #define CPUCYCLES_COUNTER_H
 
+/* CPUCYCLES_HAVE_LINUX_PERF: Linux, and a toolchain with the kernel's
+ * <linux/perf_event.h> (Debian's musl-gcc has none of the kernel's
+ * headers): the perf counters are available.  The one place that says so:
+ * the perf counters' files, configure (the tests' perf shim) and the tests
+ * read this macro.  A compiler without __has_include is taken to have the
+ * header. */
+#if defined(__linux__) && defined(__has_include)
+#if __has_include(<linux/perf_event.h>)
+#define CPUCYCLES_HAVE_LINUX_PERF 1
+#endif
+#elif defined(__linux__)
+#define CPUCYCLES_HAVE_LINUX_PERF 1
+#endif
+
 /* A conversion that C++ (-Wold-style-cast) accepts too: the installed
  * headers compile in other people's programs, under their flags. */
 #if defined(__cplusplus)
@@ -75,7 +89,7 @@ struct cpucycles_setup {
 
 /* The state the 32-bit counters' extension keeps (extend32.h's anchor and
  * per-thread records: arm32-cortex, arm32-1176, mips64-cc) is defined
- * exactly once: by the library (src/table.c) or by a probe program, which
+ * exactly once: by the library (src/core/table.c) or by a probe program, which
  * define CPUCYCLES_STATE_STORAGE as empty before including counter files;
  * anywhere else it is extern.  (The perf counters keep their state in
  * static variables under CPUCYCLES_COUNTER_SETUP instead.) */

@@ -10,7 +10,7 @@
  * it, and the number may come back as one of the program's own files. */
 #ifndef CPUCYCLES_DEFAULT_PERFEVENT_H
 #define CPUCYCLES_DEFAULT_PERFEVENT_H
-#include "linux-perf.h"
+#include "counter.h"
 #if defined(CPUCYCLES_HAVE_LINUX_PERF)
 #define CPUCYCLES_HAVE_DEFAULT_PERFEVENT 1
 #define CPUCYCLES_DEFAULT_PERFEVENT_LIBRARY_READ 1 /* per-thread events */
@@ -19,6 +19,7 @@
 enum { cpucycles_default_perfevent_kind = CPUCYCLES_KIND_SYSCALL };
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
+#include "linux-perf.h"
 /* One copy per program that sets counters up: the library, or a probe. */
 static __thread struct cpucycles_perf_event cpucycles_default_perfevent_thread;
 static struct cpucycles_perf_config cpucycles_default_perfevent_config = {

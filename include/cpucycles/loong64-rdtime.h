@@ -10,7 +10,7 @@
  * the counter's ID, which is not needed: it is discarded into $zero. */
 #ifndef CPUCYCLES_LOONG64_RDTIME_H
 #define CPUCYCLES_LOONG64_RDTIME_H
-#include "tickrate.h"
+#include "counter.h"
 #if defined(__loongarch__) && defined(__loongarch64)
 #define CPUCYCLES_HAVE_LOONG64_RDTIME 1
 #define CPUCYCLES_LOONG64_RDTIME_INSTRUCTION "rdtime.d" /* a word of its read's disassembly */
@@ -25,7 +25,7 @@ CPUCYCLES_ALWAYS_INLINE long long cpucycles_loong64_rdtime_read(void)
 }
 
 /* CPUCFG word `word` (a user-mode instruction: no libc, no setup needed,
- * so tests/loong64-bare.c runs it freestanding). */
+ * so ci/bare/loong64-bare.c runs it freestanding). */
 static inline unsigned int cpucycles_loong64_cpucfg(unsigned int word)
 {
   unsigned long long v;
@@ -48,6 +48,7 @@ static inline double cpucycles_loong64_rdtime_hz(void)
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
+#include "tickrate.h"
 /* CPUCFG's rate, or when it states none the timer timed against
  * CLOCK_MONOTONIC (tickrate.h, which needs libc). */
 static inline int cpucycles_loong64_rdtime_setup(struct cpucycles_setup *s)

@@ -12,7 +12,7 @@
  * rejects it as never increasing. */
 #ifndef CPUCYCLES_MIPS64_CC_H
 #define CPUCYCLES_MIPS64_CC_H
-#include "extend32.h"
+#include "counter.h"
 #if defined(__mips__) && defined(__mips64)
 #define CPUCYCLES_HAVE_MIPS64_CC 1
 #define CPUCYCLES_MIPS64_CC_BITS 32
@@ -36,6 +36,7 @@ static inline long long cpucycles_mips64_cc_resolution(void)
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
+#include "extend32.h"
 CPUCYCLES_STATE_STORAGE struct cpucycles_extend32_anchor cpucycles_mips64_cc_anchor;
 CPUCYCLES_STATE_STORAGE __thread struct cpucycles_extend32 cpucycles_mips64_cc_thread;
 CPUCYCLES_STATE_STORAGE long long cpucycles_mips64_cc_ccres;

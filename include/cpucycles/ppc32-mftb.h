@@ -9,7 +9,7 @@
  * against CLOCK_MONOTONIC. */
 #ifndef CPUCYCLES_PPC32_MFTB_H
 #define CPUCYCLES_PPC32_MFTB_H
-#include "tickrate.h"
+#include "counter.h"
 #if defined(__powerpc__) && !defined(__powerpc64__)
 #define CPUCYCLES_HAVE_PPC32_MFTB 1
 #define CPUCYCLES_PPC32_MFTB_INSTRUCTION "mftb" /* a word of its read's disassembly */
@@ -26,6 +26,7 @@ CPUCYCLES_ALWAYS_INLINE long long cpucycles_ppc32_mftb_read(void)
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
+#include "tickrate.h"
 static inline int cpucycles_ppc32_mftb_setup(struct cpucycles_setup *s)
 {
   return cpucycles_tickrate_setup(s, cpucycles_tickrate_cpuinfo("timebase"),

@@ -6,10 +6,9 @@
  * opens and maps one and keeps it open.  Without it, or with
  * perf_user_access 0, the read raises SIGILL and the guarded read reports
  * it.  (Debian has no riscv32 C library: this file compiles only with a
- * riscv32 Linux toolchain; its read is the one tests/riscv32-bare.c runs.) */
+ * riscv32 Linux toolchain; its read is the one ci/bare/riscv32-bare.c runs.) */
 #ifndef CPUCYCLES_RISCV32_PERFRDCYCLE_H
 #define CPUCYCLES_RISCV32_PERFRDCYCLE_H
-#include "linux-perf.h"
 #include "riscv32-rdcycle.h" /* the same read */
 #if defined(__riscv) && defined(__riscv_xlen) && __riscv_xlen == 32 && \
     defined(CPUCYCLES_HAVE_LINUX_PERF)
@@ -25,6 +24,7 @@ CPUCYCLES_ALWAYS_INLINE long long cpucycles_riscv32_perfrdcycle_read(void)
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
+#include "linux-perf.h"
 /* The process's event, mapped, which makes the kernel allow RDCYCLE in this
  * process (one copy per program: the library, or a probe). */
 static struct cpucycles_perf_event cpucycles_riscv32_perfrdcycle_event;

@@ -13,7 +13,6 @@
  * still raises SIGILL and the guarded read reports it. */
 #ifndef CPUCYCLES_RISCV64_PERFRDCYCLE_H
 #define CPUCYCLES_RISCV64_PERFRDCYCLE_H
-#include "linux-perf.h"
 #include "riscv64-rdcycle.h" /* the same read */
 #if defined(__riscv) && defined(__riscv_xlen) && __riscv_xlen == 64 && \
     defined(CPUCYCLES_HAVE_LINUX_PERF)
@@ -29,6 +28,7 @@ CPUCYCLES_ALWAYS_INLINE long long cpucycles_riscv64_perfrdcycle_read(void)
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
+#include "linux-perf.h"
 /* The process's event, mapped, which makes the kernel allow RDCYCLE in this
  * process (one copy per program: the library, or a probe). */
 static struct cpucycles_perf_event cpucycles_riscv64_perfrdcycle_event;

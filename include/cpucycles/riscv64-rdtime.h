@@ -10,8 +10,7 @@
  * setup times the counter against CLOCK_MONOTONIC instead. */
 #ifndef CPUCYCLES_RISCV64_RDTIME_H
 #define CPUCYCLES_RISCV64_RDTIME_H
-#include "tickrate.h"
-#include "readfile.h"
+#include "counter.h"
 #if defined(__riscv) && defined(__riscv_xlen) && __riscv_xlen == 64
 #define CPUCYCLES_HAVE_RISCV64_RDTIME 1
 #define CPUCYCLES_RISCV64_RDTIME_INSTRUCTION "rdtime" /* a word of its read's disassembly */
@@ -26,6 +25,8 @@ CPUCYCLES_ALWAYS_INLINE long long cpucycles_riscv64_rdtime_read(void)
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
+#include "tickrate.h"
+#include "readfile.h"
 /* /proc/device-tree/cpus/timebase-frequency, or 0 */
 static inline double cpucycles_riscv64_rdtime_devicetree(void)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz-cpuinfo - libFuzzer harness for the readers of /proc/cpuinfo: the
- * chunked line splitter they share (cpucycles/readfile.h), persecond.c's
+ * chunked line splitter they share (src/core/setup/readfile.h), persecond.c's
  * "cpu MHz"-style line, fingerprint.c's identity line and tickrate.h's
  * "key : number" line.  Build and run: tests/fuzz/run.sh.
  *
@@ -13,7 +13,7 @@
 #define CPUCYCLES_FUZZING 1 /* fingerprint.c's identity line on x86 too */
 #include "persecond.c"
 #include "fingerprint.c"
-#include "cpucycles/tickrate.h"
+#include "tickrate.h"
 #include <stdint.h>
 #include <stdlib.h>
 

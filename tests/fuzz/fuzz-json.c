@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz-json - libFuzzer harness for the JSON reader cpucycles-info
- * --compare reads saved results with (src/json-read.c).  Build and run:
+ * --compare reads saved results with (src/tools/json-read.c).  Build and run:
  * tests/fuzz/run.sh.
  *
  * The input is the document, exactly its bytes (no NUL after them, so that

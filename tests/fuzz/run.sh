@@ -38,7 +38,7 @@ for src in "$here"/fuzz-*.c; do
   bin=$out/fuzz-$name
   log=$out/$name.log
   if ! "$clang" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-      -Wall -Wextra -Werror -I "$top/include" -I "$top/src" -I "$top" "$src" -o "$bin" >"$out/$name.build.log" 2>&1; then
+      -Wall -Wextra -Werror -I "$top/include" -I "$top/src/util" -I "$top/src/core" -I "$top/src/core/setup" -I "$top/src/tools" -I "$top/src" -I "$top" "$src" -o "$bin" >"$out/$name.build.log" 2>&1; then
     echo "fuzz $name: 0 executions, FOUND a build failure"
     sed 's/^/  /' "$out/$name.build.log"
     status=1

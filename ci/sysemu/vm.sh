@@ -1,0 +1,74 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# vm.sh - boot or stop one guest of the system-emulation tier
+# (ci/sysemu/README).
+#
+#   ci/sysemu/vm.sh start VMDIR IMAGES ARCH SMP CPU "KERNEL ARGS" DIR...
+#   ci/sysemu/vm.sh stop VMDIR
+#
+# start boots IMAGES/ARCH/kernel with its initrd (ci/sysemu/image.sh)
+# under qemu-system (TCG: nested KVM does not boot on our machines) with
+# SMP CPUs of model CPU, shares each DIR at the same path in the guest, and
+# returns once the guest serves jobs from VMDIR/jobs (ci/sysemu/run).
+# The console goes to VMDIR/console.log.  stop powers the guest off.
+set -eu
+cmd=$1 vm=$2
+
+stop() {
+  [ -s "$vm/pid" ] || return 0
+  pid=$(cat "$vm/pid")
+  : >"$vm/jobs/poweroff"
+  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+  kill "$pid" 2>/dev/null || true
+  rm -f "$vm/pid"
+}
+
+case $cmd in
+  stop) stop; exit 0 ;;
+  start) ;;
+  *) echo "vm.sh: start or stop" >&2; exit 2 ;;
+esac
+images=$3 arch=$4 smp=$5 cpu=$6 append=$7
+shift 7
+stop
+rm -rf "$vm/jobs" && mkdir -p "$vm/jobs"
+vm=$(cd "$vm" && pwd)
+shares="$vm/jobs $*"
+# passthrough: the guest's FIFOs and devices are real ones on the host
+# (t-persecond makes a FIFO in the build directory); it needs root, and
+# mapped-xattr keeps them in extended attributes otherwise.
+security=mapped-xattr
+[ "$(id -u)" != 0 ] || security=passthrough
+set --
+n=0 list=
+for d in $shares; do
+  d=$(cd "$d" && pwd)
+  set -- "$@" -fsdev "local,id=fs$n,path=$d,security_model=$security"
+  case $arch in
+    arm64) set -- "$@" -device "virtio-9p-device,fsdev=fs$n,mount_tag=s$n" ;;
+    amd64) set -- "$@" -device "virtio-9p-pci,fsdev=fs$n,mount_tag=s$n" ;;
+  esac
+  list="$list${list:+,}s$n:$d"
+  n=$((n + 1))
+done
+append="$append panic=-1 sysemu.shares=$list sysemu.jobs=$vm/jobs"
+case $arch in
+  arm64) qemu=qemu-system-aarch64 console=ttyAMA0 machine="-M virt" ;;
+  amd64) qemu=qemu-system-x86_64 console=ttyS0 machine="-M pc" ;;
+  *) echo "vm.sh: unknown architecture '$arch'" >&2; exit 2 ;;
+esac
+rm -f "$vm/console.log"
+# shellcheck disable=SC2086
+$qemu $machine -accel tcg -cpu "$cpu" -smp "$smp" -m 1024 -no-reboot \
+  -display none -monitor none -serial "file:$vm/console.log" \
+  -kernel "$images/$arch/kernel" -initrd "$images/$arch/initrd" \
+  -append "console=$console $append" "$@" -daemonize -pidfile "$vm/pid"
+for _ in $(seq 600); do
+  [ -e "$vm/jobs/ready" ] && exit 0
+  kill -0 "$(cat "$vm/pid")" 2>/dev/null || break
+  sleep 0.2
+done
+echo "vm.sh: the $arch guest did not come up; its console:" >&2
+tail -n 30 "$vm/console.log" >&2
+stop
+exit 1

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: MIT */
+/* cpucycles-bench.h - measure a function, and answer "is B faster than A?".
+ *
+ *   #include <cpucycles-bench.h>
+ *   cc prog.c $(pkg-config --cflags --libs cpucycles-bench)
+ *
+ * The harness of cpucycles, a library of its own (libcpucycles-bench) above
+ * the counter (libcpucycles, <cpucycles.h>): it reads cpucycles() and
+ * asks the counter library what it knows of the counter.  It also runs on
+ * libcpucycles' own library (djb's, the same soname), which cannot say
+ * where its frequency came from or which host it is: the results then say
+ * "unknown" for those, and the reads are unfenced.  Reference:
+ * cpucycles_bench(3). */
+#ifndef CPUCYCLES_BENCH_H
+#define CPUCYCLES_BENCH_H
+
+#include "cpucycles.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Measuring a function: cpucycles_bench() ---------------------------
+ *
+ *   static void work(void *arg) { ... }
+ *   struct cpucycles_bench_result r;
+ *   if (cpucycles_bench(work, &data, 0, &r) == 0)
+ *     printf("%.0f cycles, median of %lld runs\n", r.median, r.count);
+ *
+ * cpucycles_bench() calls fn(arg) warm_ups times (discarded), then
+ * iterations times, each run alone between two reads of the counter
+ * cpucycles() uses.  With the TSC (amd64-tsc, amd64-tscp, x86-tsc) the
+ * reads are fenced, RDTSCP;LFENCE (LFENCE;RDTSC;LFENCE without RDTSCP),
+ * so none of fn's instructions executes before the first read or after
+ * the second; with any other counter they are cpucycles() between
+ * compiler barriers and the result has CPUCYCLES_BENCH_UNFENCED.
+ *
+ * The null overhead (the "null benchmark": the median of 512 runs
+ * of an empty function, i.e. the two reads and the call) is subtracted
+ * from every run, so an empty fn measures 0, give or take the precision.
+ * A run is excluded, and counted in disturbed, when it migrated to
+ * another CPU (sched_getcpu() before and after it, and RDTSCP's CPU
+ * number where there is one) or when the thread was switched out
+ * (getrusage(): voluntary plus involuntary switches) during its batch.  The switches are read around
+ * batches of runs, each as short as keeps the check under 1/20 of its
+ * time: once fn takes 20 times as long as getrusage() (a fraction of a
+ * microsecond), every run is checked on its own;
+ * result->runs_per_switch_check is the largest batch.  Interrupts that do not switch the thread out cannot
+ * be seen: that is what the median and the interquartile mean are for.
+ *
+ * Tiny functions: a run of one call must span many of the counter's
+ * steps (its precision), or the figures are the counter's grid rather
+ * than fn (a 5-cycle function on a TSC that moves 26 at a time measures
+ * 0 or 26).  With options->calls 0, each timed run is of k calls, the
+ * smallest power of 2 for which k calls (the fastest of 8 tries, less
+ * the null overhead) span 64 steps and 8 null overheads; the null
+ * benchmark is then k calls of an empty function, and every figure is
+ * divided by k (result->calls).  CPUCYCLES_BENCH_BELOW_RESOLUTION says
+ * when a run is still too short to trust (k is at most 65536).
+ *
+ * Memory: nothing comes from malloc().  With options->samples (room for
+ * options->iterations long longs, which must then be given), every kept
+ * run is stored there and the statistics are exact; without, at most
+ * CPUCYCLES_BENCH_RESERVOIR kept runs are kept, every k-th in run order
+ * once there are more (k doubles as needed: CPUCYCLES_BENCH_SAMPLED);
+ * min, max, mean and count are exact either way.  The working memory (8
+ * KiB: the null benchmark's runs, then those kept) is a private mapping,
+ * unmapped before it returns; the stack it needs is under 5 KiB (a 16 KiB
+ * thread will do).  Any number of iterations works: 10^7 runs of an
+ * empty function, one call each (calls 1), take half a second on a
+ * 2.6 GHz x86-64; with automatic calls each run is result->calls calls
+ * (up to 65536) and takes that much longer.
+ * Not for signal handlers; the calling thread's affinity is changed only
+ * with pin, and restored.  Thread-safe. */
+
+/* Samples kept without a buffer of the caller's. */
+#define CPUCYCLES_BENCH_RESERVOIR 1024
+
+struct cpucycles_bench_options {
+  long long iterations; /* measured runs; 0: 1000 */
+  long long warm_ups;   /* discarded runs before them; 0: 2, negative: none */
+  long long *samples;   /* 0, or room for iterations long longs (then
+                           iterations may not be 0): its first count
+                           entries receive the kept runs' cycles,
+                           sorted ascending */
+  int pin;              /* nonzero: pin the thread to its current CPU
+                           during the runs, then restore its affinity */
+  int keep_overhead;    /* nonzero: do not subtract the null overhead */
+  long long calls;      /* calls of fn per timed run; 0: automatic, 1
+                           unless one call is too short for the counter
+                           (see "Tiny functions" above) */
+};
+
+struct cpucycles_bench_result {
+  long long count;           /* runs kept: the statistics are theirs */
+  long long disturbed;       /* runs excluded (migrated or switched out) */
+  double min, max;           /* cycles per call, null overhead subtracted */
+  double mean;
+  double median;             /* mean of the two middle ones for even count */
+  double interquartile_mean; /* mean after dropping count/4 (rounded down)
+                                runs at each end */
+  double interquartile_mean_error; /* its standard error (from the
+                                variance winsorized at the same cuts) */
+  long long overhead;        /* the null overhead subtracted from each
+                                run of calls calls (0 if none) */
+  long long precision;       /* smallest nonzero difference of two
+                                back-to-back reads: the counter's step */
+  long long runs_per_switch_check; /* most runs covered by one context-
+                                switch check (1: each run checked alone) */
+  long long calls;           /* calls of fn per timed run; the figures
+                                above are per call (divided by it) */
+  unsigned int flags;        /* CPUCYCLES_BENCH_* below */
+};
+
+/* How it was measured. */
+#define CPUCYCLES_BENCH_SUBTRACTED 0x1u /* the null overhead was subtracted */
+#define CPUCYCLES_BENCH_UNFENCED 0x2u   /* not the TSC: cpucycles() between
+                                           compiler barriers; the CPU may
+                                           overlap fn with the reads */
+#define CPUCYCLES_BENCH_PINNED 0x4u     /* pinned as asked, mask restored */
+#define CPUCYCLES_BENCH_SAMPLED 0x8u    /* median, interquartile mean, drift
+                                           and spread from every k-th run */
+/* What disturbed runs (those runs are excluded and counted). */
+#define CPUCYCLES_BENCH_MIGRATED 0x10u  /* a run moved to another CPU */
+#define CPUCYCLES_BENCH_SWITCHED 0x20u  /* the thread was switched out */
+/* Why the statistics may be wrong (nothing excluded: judge them). */
+#define CPUCYCLES_BENCH_DRIFT 0x40u     /* the medians of the first and
+                                           second half of the kept runs
+                                           differ by over 5% (and over
+                                           the precision) */
+#define CPUCYCLES_BENCH_SPREAD 0x80u    /* the middle half spans over 10%
+                                           of the median (and over twice
+                                           the precision): two modes, or
+                                           noise */
+#define CPUCYCLES_BENCH_FREQ_SCALING 0x100u /* an off-core counter (it
+                                           counts time) while the CPU's
+                                           frequency may change: cpufreq
+                                           governor not performance and
+                                           min != max, turbo on, or the
+                                           CPU below its maximum */
+#define CPUCYCLES_BENCH_FREQ_UNKNOWN 0x200u /* an off-core counter and no
+                                           cpufreq to ask (most VMs) */
+#define CPUCYCLES_BENCH_TSC_NOT_INVARIANT 0x400u /* the TSC's rate follows
+                                           the core clock (CPUID
+                                           0x80000007 EDX bit 8 clear) */
+#define CPUCYCLES_BENCH_BELOW_RESOLUTION 0x800u /* a timed run (all its
+                                           calls, overhead subtracted)
+                                           is under 8 of the counter's
+                                           steps, or some run measured
+                                           below 0: the figures are mostly
+                                           the counter's grid */
+#define CPUCYCLES_BENCH_OTHER_LIBRARY 0x1000u /* the counter library is
+                                           libcpucycles' own, not
+                                           cpucycles': the counter's unit,
+                                           the frequency's source and the
+                                           host are unknown, the reads
+                                           unfenced */
+
+/* Measures fn(arg) as described above; options may be 0 (defaults).
+ * Returns 0 with result filled; -1 with errno EINVAL (fn or result 0,
+ * iterations or calls negative, samples without iterations), ENOMEM (no
+ * memory to map), ENOTSUP (the counter never moves:
+ * default-zero), or EAGAIN (every run was disturbed: result->count is 0,
+ * flags say why). */
+CPUCYCLES_API int cpucycles_bench(void (*fn)(void *), void *arg, const struct cpucycles_bench_options *options,
+                    struct cpucycles_bench_result *result);
+
+/* The statistics cpucycles_bench() computes, on n >= 1 samples of your
+ * own in run order: sorts samples ascending (in place) and sets count,
+ * min, max, mean, median, interquartile_mean and the DRIFT and SPREAD
+ * flags (with at least 8 samples; precision is the absolute floor of
+ * both tests) and interquartile_mean_error, leaving the other fields alone.  Returns 0, or -1 (EINVAL)
+ * for n < 1. */
+CPUCYCLES_API int cpucycles_bench_statistics(long long *samples, long long n, long long precision,
+                               struct cpucycles_bench_result *result);
+
+/* A flag's name ("migrated", ...), or 0 for anything but one known flag. */
+CPUCYCLES_API const char *cpucycles_bench_flag_name(unsigned int flag);
+
+/* ---- "Is B faster than A?": cpucycles_bench_compare() ------------------
+ *
+ *   struct cpucycles_compare_result r;
+ *   if (cpucycles_bench_compare(old_version, &data, new_version, &data, 0, &r) == 0)
+ *     printf("new/old %.4f [%.4f, %.4f]: %s\n", r.ratio, r.ratio_low, r.ratio_high,
+ *            cpucycles_compare_verdict_name(r.verdict));
+ *
+ * A and B run interleaved in one thread: pairs of timed runs, A then B or
+ * B then A (a pseudo-random order, so neither is always first), so that
+ * drift, frequency phases and a noisy neighbour hit both alike.  Each run
+ * is bracketed as in cpucycles_bench() (fences, the same calls per run for
+ * both, chosen for the faster one); a pair in which either run migrated
+ * or the thread was switched out is excluded and counted.  The pairs'
+ * differences B - A are taken in blocks of 50 pairs in run order; each
+ * block gives a 20%-trimmed mean (interrupts that no check can see fall
+ * in the trimmed tails); the blocks' means give the estimate and its
+ * standard error, and the 99% interval with Student's t (the blocks,
+ * not the pairs, are what is independent enough to count).  Every pair
+ * counts, so a difference smaller than one step of the counter shows.
+ * The ratio is B/A per call: 1 + difference / A's trimmed mean; where A's
+ * trimmed mean is not positive (an empty function, below the counter's
+ * resolution) there is none: ratio, ratio_low and ratio_high are NaN
+ * (null in JSON).
+ *
+ * The verdict is B_SLOWER when the difference's interval lies above 0,
+ * B_FASTER when below, else INDISTINGUISHABLE (at this noise, with these
+ * pairs); with A positive, that is the ratio's interval against 1.  99%,
+ * not 95%: A against A is then called different once in 100 comparisons,
+ * not once in 20 (a 95% interval gave 3 false alarms in 40 here), and
+ * a +1% change at 2000 cycles still lies thousands of standard errors
+ * out (20 cycles, standard error 0.01, in 0.25 s on an x86-64 VM).
+ * Nothing comes from malloc() (its working memory is mapped, as
+ * cpucycles_bench()'s); not for signal handlers; thread-safe. */
+
+struct cpucycles_compare_options {
+  long long pairs;  /* 0: as many as fit in seconds (at least 200);
+                       else 100 (2 blocks) to 10^8 */
+  double seconds;   /* the time for the pairs when pairs is 0; 0: 0.25;
+                       at most 86400 */
+  long long calls;  /* calls per timed run (both); 0: automatic */
+  int pin;          /* as in cpucycles_bench_options */
+};
+
+struct cpucycles_compare_result {
+  double ratio;              /* B/A, per call; NaN when a <= 0 */
+  double ratio_low, ratio_high; /* its 99% confidence interval (NaN too) */
+  int verdict;               /* CPUCYCLES_COMPARE_* below */
+  double a, b;               /* cycles per call (trimmed means, null
+                                overhead subtracted) */
+  double difference;         /* b - a, cycles per call: the verdict's */
+  double difference_error;   /* its standard error */
+  long long pairs;           /* pairs kept */
+  long long blocks;          /* blocks of pairs behind the interval */
+  long long disturbed;       /* pairs excluded (migrated, switched out) */
+  long long calls;           /* calls per timed run */
+  long long overhead;        /* null overhead of a run (subtracted) */
+  long long precision;       /* the counter's step */
+  long long b_first;         /* pairs in which B ran first */
+  unsigned int flags;        /* CPUCYCLES_BENCH_* */
+};
+
+#define CPUCYCLES_COMPARE_INDISTINGUISHABLE 0
+#define CPUCYCLES_COMPARE_B_FASTER 1
+#define CPUCYCLES_COMPARE_B_SLOWER 2
+
+/* Compares b(arg_b) against a(arg_a) as described above; options may be 0.
+ * Returns 0 with result filled; -1 with errno EINVAL (a, b or result 0,
+ * pairs, seconds or calls outside the ranges above, seconds NaN),
+ * ENOMEM (no memory to map), ENOTSUP (the counter never moves), or EAGAIN (fewer than 2 blocks of
+ * pairs were undisturbed: this time; another try may do). */
+CPUCYCLES_API int cpucycles_bench_compare(void (*a)(void *), void *arg_a, void (*b)(void *), void *arg_b,
+                            const struct cpucycles_compare_options *options,
+                            struct cpucycles_compare_result *result);
+
+/* The statistics cpucycles_bench_compare() computes, on pairs of your own:
+ * a[i] and b[i] (i < n, in run order) are the cycles of the i-th pair's
+ * runs, calls calls each, null overhead already subtracted.  Sets ratio,
+ * its interval, verdict, a, b, difference, its error, pairs and blocks;
+ * leaves the other fields alone; sets BELOW_RESOLUTION by precision.
+ * Returns 0, or -1 (EINVAL) when n is under 100 (2 blocks) or calls < 1.
+ * Nothing is allocated, the arrays are not changed. */
+CPUCYCLES_API int cpucycles_compare_statistics(const long long *a, const long long *b, long long n,
+                                 long long calls, long long precision,
+                                 struct cpucycles_compare_result *result);
+
+/* "indistinguishable", "B faster", "B slower", or 0 for anything else. */
+CPUCYCLES_API const char *cpucycles_compare_verdict_name(int verdict);
+
+/* ---- Results as data ----------------------------------------------------
+ *
+ * One result, or one comparison, as a JSON object or a CSV row, with the
+ * environment that matters to compare it later: the counter, its unit,
+ * cycles per second and where that figure came from, the flags, the host
+ * (its fingerprint: CPU vendor, family, model) and the version.  name
+ * (and name_b) label it; any text, escaped as each format needs.  Written
+ * into buf[size] as snprintf() does: the return value is the length of
+ * the whole text (write again with a larger buf if it is >= size), -1 for
+ * an unknown format.  `cpucycles-info --compare OLD NEW` compares two
+ * saved JSON results. */
+#define CPUCYCLES_FORMAT_JSON 1
+#define CPUCYCLES_FORMAT_CSV 2        /* one row, ending in a newline */
+#define CPUCYCLES_FORMAT_CSV_HEADER 3 /* the header line for those rows */
+
+CPUCYCLES_API long cpucycles_bench_format(char *buf, unsigned long size, int format, const char *name,
+                            const struct cpucycles_bench_result *result);
+CPUCYCLES_API long cpucycles_compare_format(char *buf, unsigned long size, int format, const char *name_a,
+                              const char *name_b, const struct cpucycles_compare_result *result);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* bench.h - cpucycles_bench()'s insides, for the tests: the harness runs
+ * on a clock given as a parameter, so that a fake counter can drive every
+ * path (overhead, exclusions, sampling) with numbers known in advance. */
+#ifndef CPUCYCLES_BENCH_INTERNAL_H
+#define CPUCYCLES_BENCH_INTERNAL_H
+#include "cpucycles-bench.h"
+#include <sched.h>
+
+struct cpucycles_bench_clock {
+  /* The reads before and after a run, in cycles; each also sets *cpu to
+   * a number that differs between CPUs (0 when unknown). */
+  long long (*start)(unsigned long long *cpu);
+  long long (*end)(unsigned long long *cpu);
+  /* Context switches of this thread so far, or -1 when unknown. */
+  long long (*switches)(void);
+  unsigned int flags; /* what is known of the counter: UNFENCED, FREQ_*, ... */
+};
+
+/* The harness's parts, shared by cpucycles_bench() and the comparison
+ * (bench.c): the counter's step (0: it never moves), the cost of a
+ * context-switch check, seeds/004's null overhead of a run of calls empty
+ * calls (-1: every run disturbed), the calls per run for fn ("Tiny
+ * functions" in cpucycles.h), and whether a run is too short to trust. */
+long long cpucycles_bench_precision(const struct cpucycles_bench_clock *c);
+long long cpucycles_bench_switch_cost(const struct cpucycles_bench_clock *c);
+long long cpucycles_bench_null_overhead(const struct cpucycles_bench_clock *c, long long calls,
+                                        long long switch_cost, long long *scratch);
+long long cpucycles_bench_choose_calls(const struct cpucycles_bench_clock *c, void (*fn)(void *),
+                                       void *arg, long long precision, long long overhead);
+int cpucycles_bench_below_resolution(double median, double min, long long precision);
+
+/* The harness's working memory: room for CPUCYCLES_BENCH_SCRATCH long
+ * longs (the null benchmark's runs, then the reservoir of kept runs), in a
+ * private mapping, not on the stack (12 KiB there kept cpucycles_bench()
+ * off a 16 KiB thread) and not from malloc() (the measured code's heap is
+ * left as it is).  0 when the system has no memory to map. */
+#define CPUCYCLES_BENCH_SCRATCH CPUCYCLES_BENCH_RESERVOIR
+long long *cpucycles_bench_scratch(void);
+void cpucycles_bench_scratch_free(long long *scratch);
+
+/* Pinning the thread to the CPU it is on (active: it was), and back. */
+struct cpucycles_bench_pin {
+  int active;
+#if defined(__linux__)
+  cpu_set_t saved;
+#endif
+};
+void cpucycles_bench_pin_here(struct cpucycles_bench_pin *p);
+void cpucycles_bench_unpin(struct cpucycles_bench_pin *p);
+
+/* The standard error of the mean of sorted a[cut, n - cut) (bench-stats.c). */
+double cpucycles_trimmed_mean_error(const long long *a, long long n, long long cut);
+
+/* cpucycles_bench() on clock c. */
+int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
+                         const struct cpucycles_bench_options *options,
+                         struct cpucycles_bench_result *result);
+
+/* cpucycles_bench_compare() on clock c; persecond (0: unknown) turns
+ * options->seconds into ticks. */
+int cpucycles_bench_compare_with(const struct cpucycles_bench_clock *c, long long persecond,
+                                 void (*a)(void *), void *arg_a, void (*b)(void *), void *arg_b,
+                                 const struct cpucycles_compare_options *options,
+                                 struct cpucycles_compare_result *result);
+
+/* The clock cpucycles_bench() uses on this host (bench-host.c). */
+void cpucycles_bench_host_clock(struct cpucycles_bench_clock *c);
+
+/* CPUCYCLES_BENCH_FREQ_SCALING, _FREQ_UNKNOWN or 0, from cpufreq's files
+ * for this cpu under sysfs (normally "/sys"). */
+unsigned int cpucycles_bench_frequency_flags(const char *sysfs, unsigned int cpu);
+
+#endif

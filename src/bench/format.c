@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/* format.c - results as data (cpucycles_bench_format(),
+ * cpucycles_compare_format(): see cpucycles.h), written with out.c. */
+#include "cpucycles-bench.h"
+#include "core.h"
+#include "format.h"
+#include <math.h> /* isfinite: a macro, no libm */
+#include <string.h>
+
+/* ---- one record, as JSON, a CSV row or the CSV header ----
+ * Each field is written by name and value; the format decides what of
+ * them goes out, so that the three cannot list different fields. */
+struct record {
+  struct cpucycles_out *o;
+  int format, fields;
+};
+
+static void field(struct record *w, const char *name)
+{
+  if (w->format == CPUCYCLES_FORMAT_JSON) {
+    cpucycles_out_str(w->o, w->fields ? ",\n  \"" : "{\n  \"");
+    cpucycles_out_str(w->o, name);
+    cpucycles_out_str(w->o, "\": ");
+  } else {
+    if (w->fields) cpucycles_out_str(w->o, ",");
+    if (w->format == CPUCYCLES_FORMAT_CSV_HEADER) cpucycles_out_str(w->o, name);
+  }
+  w->fields++;
+}
+
+static void text(struct record *w, const char *name, const char *value)
+{
+  field(w, name);
+  if (w->format == CPUCYCLES_FORMAT_JSON) cpucycles_out_json_string(w->o, value);
+  if (w->format == CPUCYCLES_FORMAT_CSV) cpucycles_out_csv_field(w->o, value);
+}
+
+static void integer(struct record *w, const char *name, long long value)
+{
+  field(w, name);
+  if (w->format != CPUCYCLES_FORMAT_CSV_HEADER) cpucycles_out_int(w->o, value);
+}
+
+/* JSON has no NaN or infinity: such a value is null there, and an empty
+ * field in CSV (as a missing value is). */
+static void number(struct record *w, const char *name, double value)
+{
+  field(w, name);
+  if (w->format == CPUCYCLES_FORMAT_CSV_HEADER) return;
+  if (isfinite(value)) cpucycles_out_double(w->o, value);
+  else if (w->format == CPUCYCLES_FORMAT_JSON) cpucycles_out_str(w->o, "null");
+}
+
+/* JSON: an array of names; CSV: the names separated by spaces. */
+static void flags(struct record *w, unsigned int value)
+{
+  unsigned int bit;
+  int n = 0;
+  field(w, "flags");
+  if (w->format == CPUCYCLES_FORMAT_CSV_HEADER) return;
+  if (w->format == CPUCYCLES_FORMAT_JSON) cpucycles_out_str(w->o, "[");
+  for (bit = 1; bit; bit <<= 1)
+    if ((value & bit) && cpucycles_bench_flag_name(bit)) {
+      if (n++) cpucycles_out_str(w->o, w->format == CPUCYCLES_FORMAT_JSON ? ", " : " ");
+      if (w->format == CPUCYCLES_FORMAT_JSON) cpucycles_out_json_string(w->o, cpucycles_bench_flag_name(bit));
+      else cpucycles_out_str(w->o, cpucycles_bench_flag_name(bit));
+    }
+  if (w->format == CPUCYCLES_FORMAT_JSON) cpucycles_out_str(w->o, "]");
+}
+
+/* What a result means only beside: the counter, its unit, the rate and
+ * where it came from, the host, the version. */
+static void environment(struct record *w)
+{
+  text(w, "counter", cpucycles_implementation());
+  text(w, "unit", cpucycles_bench_core_unit_name());
+  integer(w, "persecond", cpucycles_persecond());
+  text(w, "persecond_source", cpucycles_bench_core_persecond_source());
+  text(w, "host", cpucycles_bench_core_host());
+  text(w, "version", cpucycles_version());
+}
+
+static long finish(struct record *w)
+{
+  if (w->format == CPUCYCLES_FORMAT_JSON) cpucycles_out_str(w->o, "\n}\n");
+  else cpucycles_out_str(w->o, "\n");
+  return (long)w->o->len;
+}
+
+static int known_format(int format)
+{
+  return format == CPUCYCLES_FORMAT_JSON || format == CPUCYCLES_FORMAT_CSV ||
+         format == CPUCYCLES_FORMAT_CSV_HEADER;
+}
+
+long cpucycles_bench_format(char *buf, unsigned long size, int format, const char *name,
+                            const struct cpucycles_bench_result *r)
+{
+  struct cpucycles_out o;
+  struct record w;
+  if (!known_format(format) || (!r && format != CPUCYCLES_FORMAT_CSV_HEADER)) return -1;
+  cpucycles_out_start(&o, buf, size);
+  w.o = &o, w.format = format, w.fields = 0;
+  text(&w, "type", "bench");
+  text(&w, "name", name ? name : "");
+  number(&w, "median", r ? r->median : 0);
+  number(&w, "interquartile_mean", r ? r->interquartile_mean : 0);
+  number(&w, "interquartile_mean_error", r ? r->interquartile_mean_error : 0);
+  number(&w, "mean", r ? r->mean : 0);
+  number(&w, "min", r ? r->min : 0);
+  number(&w, "max", r ? r->max : 0);
+  integer(&w, "count", r ? r->count : 0);
+  integer(&w, "disturbed", r ? r->disturbed : 0);
+  integer(&w, "calls", r ? r->calls : 0);
+  integer(&w, "overhead", r ? r->overhead : 0);
+  integer(&w, "precision", r ? r->precision : 0);
+  flags(&w, r ? r->flags : 0);
+  environment(&w);
+  return finish(&w);
+}
+
+long cpucycles_compare_format(char *buf, unsigned long size, int format, const char *name_a,
+                              const char *name_b, const struct cpucycles_compare_result *r)
+{
+  struct cpucycles_out o;
+  struct record w;
+  if (!known_format(format) || (!r && format != CPUCYCLES_FORMAT_CSV_HEADER)) return -1;
+  cpucycles_out_start(&o, buf, size);
+  w.o = &o, w.format = format, w.fields = 0;
+  text(&w, "type", "compare");
+  text(&w, "name_a", name_a ? name_a : "A");
+  text(&w, "name_b", name_b ? name_b : "B");
+  number(&w, "ratio", r ? r->ratio : 0);
+  number(&w, "ratio_low", r ? r->ratio_low : 0);
+  number(&w, "ratio_high", r ? r->ratio_high : 0);
+  text(&w, "verdict", r ? cpucycles_compare_verdict_name(r->verdict) : "");
+  number(&w, "a", r ? r->a : 0);
+  number(&w, "b", r ? r->b : 0);
+  number(&w, "difference", r ? r->difference : 0);
+  number(&w, "difference_error", r ? r->difference_error : 0);
+  integer(&w, "pairs", r ? r->pairs : 0);
+  integer(&w, "blocks", r ? r->blocks : 0);
+  integer(&w, "disturbed", r ? r->disturbed : 0);
+  integer(&w, "calls", r ? r->calls : 0);
+  integer(&w, "overhead", r ? r->overhead : 0);
+  integer(&w, "precision", r ? r->precision : 0);
+  integer(&w, "b_first", r ? r->b_first : 0);
+  flags(&w, r ? r->flags : 0);
+  environment(&w);
+  return finish(&w);
+}

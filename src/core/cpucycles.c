@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: MIT */
+/* cpucycles.c - the public functions and the first-call decision.
+ *
+ * The first call to cpucycles() (or any function here) makes the decision
+ * once; callers need no lock around it.  After it:
+ *   - verified: cpucycles_abi_inline_id holds the build's counter id and
+ *     the inline read in <cpucycles.h> is used; this library is not called
+ *     again by programs built against this build's header;
+ *   - not verified (or a program built against another build): every
+ *     cpucycles() makes one indirect call, through cpucycles_abi_read,
+ *     which the decision pointed at the chosen counter's read (through a
+ *     small wrapper for a scaled counter).
+ *
+ * The first call may come from a signal handler, or from several threads
+ * at once, or be interrupted by fork(): it takes no lock (a thread that
+ * comes second waits, yielding, for the first to finish), blocks the
+ * calling thread's asynchronous signals while it runs (so no handler in
+ * that thread can re-enter it or jump out of it), allocates nothing, and
+ * keeps errno. */
+/* This file defines the ABI symbols the header declares weak for programs
+ * (so that they also run with libcpucycles' own library): here they are
+ * the library's ordinary, exported definitions. */
+#define CPUCYCLES_NO_LIBCPUCYCLES_FALLBACK 1
+#include "cpucycles.h"
+#include "decide.h"
+#include "info-abi.h"
+#include "private.h"
+#include "guard.h"
+#include "table.h"
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+unsigned int cpucycles_abi_inline_id;
+unsigned long long cpucycles_abi_inline_scale_q32;
+
+enum { UNDECIDED, DECIDING, DECIDED };
+/* A decision made once in the process: its state, and while DECIDING the
+ * thread making it (this_thread()). */
+struct once {
+  int state;
+  long decider;
+};
+static struct once decision_once = {UNDECIDED, 0};
+static struct once persecond_once = {UNDECIDED, 0};
+static struct cpucycles_decision decision;
+static long long (*dispatch_read)(void);
+static unsigned long long dispatch_scale_q32;
+
+static long long first_read(void);
+long long (*cpucycles_abi_read)(void) = first_read;
+
+/* The read of a scaled counter: its ticks, in cycles. */
+static long long scaled_read(void)
+{
+  return cpucycles_scale_ticks(dispatch_read(), dispatch_scale_q32);
+}
+
+void cpucycles_build_plan(struct cpucycles_plan *plan)
+{
+  plan->build_counter = CPUCYCLES_BUILD_CHOICE ? cpucycles_table_find(CPUCYCLES_CHOSEN) : -1;
+  plan->build_precision = CPUCYCLES_BUILD_PRECISION;
+  plan->build_scale = CPUCYCLES_INLINE_SCALE;
+  plan->build_fingerprint = CPUCYCLES_BUILD_FINGERPRINT;
+  plan->build_persecond = CPUCYCLES_BUILD_PERSECOND;
+#if defined(CPUCYCLES_INLINE_READ)
+  plan->build_inline = 1;
+#else
+  plan->build_inline = 0;
+#endif
+}
+
+/* The calling thread, as the kernel knows it.  Not a thread-local
+ * variable: a child made with clone(CLONE_VM) and no TLS of its own shares
+ * its parent's, and would take the parent's decision for its own. */
+static __thread char thread_marker;
+static long this_thread(void)
+{
+#if defined(__linux__) && defined(SYS_gettid)
+  long tid = syscall(SYS_gettid);
+  if (tid > 0) return tid;
+#endif
+  return (long)(uintptr_t)&thread_marker;
+}
+
+/* Set in the thread that is forking, from our prepare handler to our
+ * parent or child handler, while it holds the guard's and the perf
+ * registry's locks (its own calls take them again: guard.c,
+ * linux-perf.h); forking_from is the process it forks. */
+static __thread int forking_here;
+static pid_t forking_from;
+static void take_fork_locks(void);
+static void let_go_fork_locks(void);
+
+/* In a thread that is forking, another thread's decision may be waiting
+ * for the locks the fork holds (a program's fork handler made the call).
+ * In the parent, they are let go until that decision is made; in the
+ * child, before our child handler runs (a program's own runs first), the
+ * deciding thread is not there to finish: the decision starts again. */
+static void wait_while_forking(struct once *once)
+{
+  int expected = DECIDING;
+  if (getpid() != forking_from) {
+    __atomic_compare_exchange_n(&once->state, &expected, UNDECIDED, 0, __ATOMIC_ACQ_REL,
+                                __ATOMIC_ACQUIRE);
+    return;
+  }
+  let_go_fork_locks();
+  while (__atomic_load_n(&once->state, __ATOMIC_ACQUIRE) == DECIDING) sched_yield();
+  take_fork_locks();
+}
+
+/* Runs decide() once in the process, however many threads call at once.
+ * The thread that claims it has cancellation disabled (a cancellation
+ * point inside, an open() or read(), would leave the claim standing and
+ * every later caller spinning) and its asynchronous signals blocked (no
+ * handler can run on top of it and wait for it), both from before the
+ * claim until the decision is published.  Returns 1 once it is made, 0 in
+ * the thread making it (a handler for a synchronous signal, a seccomp
+ * trap's SIGSYS, on top of it: such a signal cannot be blocked): then the
+ * caller must not wait, and answers as if there were no counter yet. */
+static int run_once(struct once *once, void (*decide)(void))
+{
+  struct cpucycles_signal_state saved;
+  int expected, cancel_state, saved_errno, state;
+
+  state = __atomic_load_n(&once->state, __ATOMIC_ACQUIRE);
+  if (state == DECIDED) return 1;
+  if (state == DECIDING && __atomic_load_n(&once->decider, __ATOMIC_ACQUIRE) == this_thread())
+    return 0;
+  saved_errno = errno;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+  cpucycles_block_async_signals(&saved);
+  for (;;) {
+    expected = UNDECIDED;
+    if (__atomic_compare_exchange_n(&once->state, &expected, DECIDING, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+      __atomic_store_n(&once->decider, this_thread(), __ATOMIC_RELEASE);
+      decide();
+      __atomic_store_n(&once->state, DECIDED, __ATOMIC_RELEASE);
+      break;
+    }
+    if (expected == DECIDED || !forking_here) break;
+    wait_while_forking(once);
+  }
+  cpucycles_restore_signals(&saved);
+  pthread_setcancelstate(cancel_state, 0);
+  errno = saved_errno;
+  /* Another thread is deciding: wait with this thread's signals as they
+   * were (a handler here does no harm: it waits for the other thread too). */
+  while (__atomic_load_n(&once->state, __ATOMIC_ACQUIRE) != DECIDED) sched_yield();
+  return 1;
+}
+
+/* The decision itself. */
+static void decide_now(void)
+{
+  struct cpucycles_plan plan;
+
+  cpucycles_build_plan(&plan);
+  cpucycles_decide(cpucycles_table, cpucycles_table_size, &plan, "/etc/cpucyclespersecond",
+                   getenv("cpucyclespersecond"), &decision);
+  cpucycles_table_release_others(decision.index, 0);
+  dispatch_read = cpucycles_table[decision.index].read;
+  dispatch_scale_q32 = CPUCYCLES_SCALE_Q32(decision.scale);
+  __atomic_store_n(&cpucycles_abi_read, decision.scale != 1 ? scaled_read : dispatch_read,
+                   __ATOMIC_RELEASE);
+  if (decision.build_verified) {
+    cpucycles_abi_inline_scale_q32 = CPUCYCLES_SCALE_Q32(decision.scale);
+    __atomic_store_n(&cpucycles_abi_inline_id, CPUCYCLES_INLINE_ID, __ATOMIC_RELEASE);
+  }
+}
+
+/* 1 once the counter is chosen; 0 in a handler on top of the choosing. */
+static int ensure_decided(void)
+{
+  return run_once(&decision_once, decide_now);
+}
+
+/* Around fork(): the guard and the counters' registry are quiet while the
+ * child is made (a lock held by another thread would stay held in the
+ * child for good).  The forking thread's asynchronous signals are blocked
+ * from before it takes those locks until it lets them go: a handler that
+ * ran in between and made the process's first call would wait for a lock
+ * its own thread holds. */
+static __thread struct cpucycles_signal_state mask_before_fork;
+
+static void take_fork_locks(void)
+{
+  cpucycles_guard_fork_prepare();
+  cpucycles_table_fork_prepare();
+}
+
+static void let_go_fork_locks(void)
+{
+  cpucycles_table_fork_parent();
+  cpucycles_guard_fork_done();
+}
+
+static void before_fork(void)
+{
+  cpucycles_block_async_signals(&mask_before_fork);
+  take_fork_locks();
+  forking_from = getpid();
+  forking_here = 1;
+}
+
+static void after_fork_in_parent(void)
+{
+  forking_here = 0;
+  let_go_fork_locks();
+  cpucycles_restore_signals(&mask_before_fork);
+}
+
+/* In the child of a fork(), only the forking thread exists: a decision
+ * another thread had under way will never finish there, so the child
+ * starts it again; and the counters' per-thread resources belonged to the
+ * parent's threads. */
+static void after_fork_in_child(void)
+{
+  int state = __atomic_load_n(&decision_once.state, __ATOMIC_ACQUIRE);
+  forking_here = 0;
+  if (state == DECIDING) __atomic_store_n(&decision_once.state, UNDECIDED, __ATOMIC_RELEASE);
+  if (__atomic_load_n(&persecond_once.state, __ATOMIC_ACQUIRE) == DECIDING)
+    __atomic_store_n(&persecond_once.state, UNDECIDED, __ATOMIC_RELEASE);
+  cpucycles_table_after_fork(state == DECIDED ? decision.index : -1, decision.persecond);
+  cpucycles_guard_fork_done();
+  cpucycles_restore_signals(&mask_before_fork);
+}
+
+__attribute__((constructor)) static void register_fork_handler(void)
+{
+  pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+}
+
+/* dlclose() or exit: the chosen counter's descriptors and mappings go.  At
+ * exit other threads may still be reading: they read zeros, not a hole. */
+__attribute__((destructor)) static void release_counters(void)
+{
+  if (__atomic_load_n(&decision_once.state, __ATOMIC_ACQUIRE) == DECIDED)
+    cpucycles_table_release_others(-1, 1);
+}
+
+/* The frequency, on first need (the verified path of a bare TSC or cycle
+ * register leaves it out of the first call), once, as the decision. */
+static void decide_persecond_now(void)
+{
+  struct cpucycles_plan plan;
+  cpucycles_build_plan(&plan);
+  cpucycles_decide_persecond(&plan, "/etc/cpucyclespersecond", getenv("cpucyclespersecond"),
+                             &decision);
+}
+
+/* 1 once decision and frequency are known; 0 in a handler on top of
+ * either being decided in this thread. */
+static int ensure_persecond(void)
+{
+  return ensure_decided() && run_once(&persecond_once, decide_persecond_now);
+}
+
+const struct cpucycles_decision *cpucycles_decision(void)
+{
+  ensure_persecond();
+  return &decision;
+}
+
+/* cpucycles_abi_read until the decision is made. */
+static long long first_read(void)
+{
+  if (!ensure_decided()) return 0; /* a handler on top of the choosing */
+  return __atomic_load_n(&cpucycles_abi_read, __ATOMIC_ACQUIRE)();
+}
+
+long long cpucycles_function(void)
+{
+  return cpucycles();
+}
+
+/* A handler on top of the choosing in its own thread gets answers that
+ * need nothing decided: no counter yet (default-zero, the table's last),
+ * and the build's frequency or the default. */
+long long cpucycles_persecond(void)
+{
+  if (!ensure_persecond())
+    return CPUCYCLES_BUILD_PERSECOND > 0 ? CPUCYCLES_BUILD_PERSECOND : CPUCYCLES_PERSECOND_DEFAULT;
+  return decision.persecond;
+}
+
+const char *cpucycles_implementation(void)
+{
+  if (!ensure_persecond()) return cpucycles_table[cpucycles_table_size - 1].name;
+  return cpucycles_table[decision.index].name;
+}
+
+/* The rule's enum cpucycles_counts is the API's CPUCYCLES_UNIT_* (measure.h
+ * cannot include cpucycles.h: the probes compile it before configure has
+ * written cpucycles-config.h). */
+typedef char cpucycles_units_agree[(CPUCYCLES_COUNTS_NOTHING == CPUCYCLES_UNIT_NONE &&
+                                    CPUCYCLES_COUNTS_CORE_CYCLES == CPUCYCLES_UNIT_CORE_CYCLES &&
+                                    CPUCYCLES_COUNTS_CONSTANT_RATE == CPUCYCLES_UNIT_CONSTANT_RATE &&
+                                    CPUCYCLES_COUNTS_OS_CLOCK == CPUCYCLES_UNIT_OS_CLOCK)
+                                       ? 1
+                                       : -1];
+
+int cpucycles_unit_of_kind(int kind) { return cpucycles_kind_counts(kind); }
+
+int cpucycles_unit(void)
+{
+  if (!ensure_decided()) return CPUCYCLES_UNIT_NONE;
+  return cpucycles_unit_of_kind(cpucycles_table[decision.index].kind);
+}
+
+const char *cpucycles_unit_name(void)
+{
+  static const char *const names[] = {"none", "core cycles", "constant-rate cycles",
+                                      "OS clock cycles"};
+  return names[cpucycles_unit()];
+}
+
+const char *cpucycles_version(void)
+{
+  return CPUCYCLES_VERSION;
+}
+
+/* What this project's harness and cpucycles-info may ask beyond the API
+ * (src/private.h).  Here, beside cpucycles_version(), because both refer
+ * to it weakly: in a static build, only an object the program pulls in
+ * anyway provides it. */
+static const struct cpucycles_info_abi info_abi = {
+    CPUCYCLES_VERSION,     sizeof(struct cpucycles_decision), cpucycles_decision, cpucycles_table,
+    &cpucycles_table_size, cpucycles_kind_name,               cpucycles_kind_is_cycle_counter,
+    cpucycles_choose};
+
+static const char *persecond_source(void) { return cpucycles_decision()->persecond_report.source; }
+static const char *host_fingerprint(void) { return cpucycles_decision()->host_fingerprint; }
+
+static const struct cpucycles_private private_interface = {
+    CPUCYCLES_PRIVATE_INTERFACE, sizeof(struct cpucycles_private), CPUCYCLES_VERSION,
+    persecond_source,            host_fingerprint,                  cpucycles_guarded_call,
+    &info_abi};
+
+const struct cpucycles_private *cpucycles_private(void) { return &private_interface; }

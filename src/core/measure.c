@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: MIT */
+/* measure.c - see measure.h.  Included whole by the configure probes, so it
+ * depends on nothing but the counter files, guard.c and libc. */
+#include "measure.h"
+#include "guard.h"
+#include "counter-setup.h"
+#include "tickrate.h"
+#include <stddef.h>
+#include <string.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
+
+#define CPUCYCLES_READS_PER_TRY 1000
+#define CPUCYCLES_TRIES 10
+
+/* The rule, one row per kind (measure.h).  Seeds/000: an on-core counter
+ * counts the core's cycles and pays nothing; an off-core one (the TSC, a
+ * timer) counts time and pays 100, as does a count read through a system
+ * call; an OS clock pays 200.  Off-core timers at their own rate and OS
+ * clocks are scaled to cycles by the frequency estimate. */
+static const struct cpucycles_kind_rule {
+  int kind;
+  const char *name;
+  long long penalty;
+  int scaled;
+  int counts; /* enum cpucycles_counts */
+} cpucycles_kind_rules[] = {
+    {CPUCYCLES_KIND_ONCORE, "on-core", 0, 0, CPUCYCLES_COUNTS_CORE_CYCLES},
+    {CPUCYCLES_KIND_OFFCORE, "off-core", 100, 0, CPUCYCLES_COUNTS_CONSTANT_RATE},
+    {CPUCYCLES_KIND_SCALED, "off-core scaled", 100, 1, CPUCYCLES_COUNTS_CONSTANT_RATE},
+    {CPUCYCLES_KIND_SYSCALL, "system call", 100, 0, CPUCYCLES_COUNTS_CORE_CYCLES},
+    {CPUCYCLES_KIND_OSCLOCK, "OS clock", 200, 1, CPUCYCLES_COUNTS_OS_CLOCK},
+    {CPUCYCLES_KIND_NONE, "none", 0, 0, CPUCYCLES_COUNTS_NOTHING}};
+
+static const struct cpucycles_kind_rule *cpucycles_rule(int kind)
+{
+  size_t i, n = sizeof cpucycles_kind_rules / sizeof cpucycles_kind_rules[0];
+  for (i = 0; i + 1 < n; i++)
+    if (cpucycles_kind_rules[i].kind == kind) break;
+  return &cpucycles_kind_rules[i]; /* an unknown kind is "none" */
+}
+
+long long cpucycles_kind_penalty(int kind) { return cpucycles_rule(kind)->penalty; }
+const char *cpucycles_kind_name(int kind) { return cpucycles_rule(kind)->name; }
+int cpucycles_kind_scaled(int kind) { return cpucycles_rule(kind)->scaled; }
+int cpucycles_kind_counts(int kind) { return cpucycles_rule(kind)->counts; }
+
+int cpucycles_kind_counts_time(int kind)
+{
+  int counts = cpucycles_kind_counts(kind);
+  return counts == CPUCYCLES_COUNTS_CONSTANT_RATE || counts == CPUCYCLES_COUNTS_OS_CLOCK;
+}
+
+int cpucycles_kind_is_cycle_counter(int kind)
+{
+  int counts = cpucycles_kind_counts(kind);
+  return counts == CPUCYCLES_COUNTS_CORE_CYCLES || counts == CPUCYCLES_COUNTS_CONSTANT_RATE;
+}
+
+/* Seeds/000's test of a multiplier found by timing, libcpucycles' way: the smallest
+ * denominator d = 1, 2, 4, ..., 1024 at which every one of the n estimates
+ * of cycles per tick, times d, is within 0.2 of the same whole number
+ * k >= 1 (the CPU frequency is k/d times the counter's rate); 0 when there
+ * is none. */
+static int cpucycles_steady_multiple(const double *cycles_per_tick, int n)
+{
+  int den, i;
+  if (n < 1) return 0;
+  for (den = 1; den <= 1024; den *= 2) {
+    double k = (double)cpucycles_round(cycles_per_tick[0] * den);
+    if (k < 1) continue;
+    for (i = 0; i < n; i++) {
+      double off = cycles_per_tick[i] * den - k;
+      if (off > 0.2 || off < -0.2) break;
+    }
+    if (i == n) return den;
+  }
+  return 0;
+}
+
+/* How far a timing may be from the rate the OS states: timings are good to
+ * about 10^-4, a wrong rate (a misprogrammed CNTFRQ_EL0) is off by far
+ * more. */
+#define CPUCYCLES_RATE_AGREEMENT 0.01
+
+double cpucycles_scale_for(int kind, const struct cpucycles_setup *s, const double *timed_hz,
+                           int n)
+{
+  double estimates[1 + CPUCYCLES_RATE_TIMINGS], stated;
+  int i, den;
+  if (!cpucycles_kind_scaled(kind)) return 1;
+  if (s->nominal_hz <= 0 || s->persecond <= 0) return 0;
+  stated = (double)s->persecond / s->nominal_hz;
+  /* OS clocks have a fixed resolution and are always kept. */
+  if (kind == CPUCYCLES_KIND_OSCLOCK) return stated;
+  if (n > CPUCYCLES_RATE_TIMINGS) n = CPUCYCLES_RATE_TIMINGS;
+  for (i = 0; i < n; i++)
+    if (timed_hz[i] <= 0) return 0; /* it stopped */
+  if (!s->rate_timed) {
+    /* A rate the OS states (CNTFRQ_EL0, the timebase, the TOD clock's
+     * 4.096 GHz) is kept when every timing confirms it, and the scale is
+     * the exact ratio.  It is not held to a power-of-two denominator, as
+     * libcpucycles does not: an ARMv8.6 core at 2.6 GHz over its 1 GHz
+     * generic timer is 13/5, and no power of two pins that. */
+    for (i = 0; i < n; i++)
+      if (timed_hz[i] > s->nominal_hz * (1 + CPUCYCLES_RATE_AGREEMENT) ||
+          timed_hz[i] < s->nominal_hz * (1 - CPUCYCLES_RATE_AGREEMENT))
+        return 0;
+    return stated;
+  }
+  /* A rate found by timing (seeds/000, libcpucycles' search): the CPU
+   * frequency must be a steady multiple k/d of it, d a power of two up to
+   * 1024 (an IBM z15 runs at 325/256 of its TOD clock), on which the
+   * setup's timing and every later one agree.  The scale is then k/d
+   * exactly, which rounds the timings' error away; a rate that moves, or
+   * that no k/d within the timings' error explains, is thrown away. */
+  estimates[0] = stated;
+  for (i = 0; i < n; i++) estimates[1 + i] = (double)s->persecond / timed_hz[i];
+  den = cpucycles_steady_multiple(estimates, 1 + n);
+  return den ? (double)cpucycles_round(stated * den) / den : 0;
+}
+
+/* Everything measured about one counter inside ONE guarded region (each
+ * region costs a dozen signal system calls): its setup, its scale, and up
+ * to CPUCYCLES_TRIES rounds of `reads` back-to-back reads. */
+struct cpucycles_trial {
+  const struct cpucycles_counter *c;
+  long long persecond;
+  int reads;
+  struct cpucycles_setup s;
+  int setup_status;          /* 0 ok; -1 failed (s.reason) */
+  int time_rate;             /* 1: time a scaled counter's rate to check it */
+  double timed_hz[CPUCYCLES_RATE_TIMINGS];
+  double scale;              /* cycles per tick, 0 when not kept */
+  long long smallest_step;   /* smallest nonzero difference, or 0 */
+  int decreased, tries;
+};
+
+/* `reads` back-to-back reads: smallest nonzero step, any decrease. */
+static void cpucycles_read_many(struct cpucycles_trial *t)
+{
+  long long prev = t->c->read(), now, step;
+  int i;
+  t->smallest_step = 0;
+  t->decreased = 0;
+  for (i = 1; i < t->reads; i++) {
+    now = t->c->read();
+    step = now - prev;
+    if (step < 0) t->decreased = 1;
+    else if (step > 0 && (t->smallest_step == 0 || step < t->smallest_step))
+      t->smallest_step = step;
+    prev = now;
+  }
+}
+
+static void cpucycles_run_trial(void *arg)
+{
+  struct cpucycles_trial *t = arg;
+  if (t->c->setup) {
+    int timings = 0;
+    t->setup_status = t->c->setup(&t->s);
+    if (t->setup_status != 0) return;
+    if (t->time_rate && t->c->kind == CPUCYCLES_KIND_SCALED)
+      for (; timings < CPUCYCLES_RATE_TIMINGS; timings++)
+        t->timed_hz[timings] = cpucycles_tickrate_measure_over(t->c->read, CPUCYCLES_RATE_TIMING_NS);
+    t->scale = cpucycles_scale_for(t->c->kind, &t->s, t->timed_hz, timings);
+    if (t->scale <= 0) return;
+  }
+  for (t->tries = 0; t->tries < CPUCYCLES_TRIES; t->tries++) {
+    cpucycles_read_many(t);
+    if (!t->decreased && t->smallest_step > 0) return;
+  }
+}
+
+/* 1 when c's reads cannot fault here, so that it may be measured where
+ * the guard cannot be set up (a sandbox that denies rt_sigaction or
+ * rt_sigprocmask): only the OS clocks, and on x86 only while the TSC is
+ * allowed (the vDSO's clocks read it).  Everything else is not tried. */
+static int cpucycles_safe_unguarded(const struct cpucycles_counter *c)
+{
+  if (c->kind != CPUCYCLES_KIND_OSCLOCK) return 0;
+#if defined(__linux__) && (defined(__x86_64__) || defined(__i386__)) && defined(PR_GET_TSC)
+  {
+    int tsc = 0;
+    if (prctl(PR_GET_TSC, &tsc, 0, 0, 0) != 0 || tsc != PR_TSC_ENABLE) return 0;
+  }
+#endif
+  return 1;
+}
+
+/* cpucycles_guarded_call(fn, arg), or fn(arg) unguarded for a counter
+ * that cannot fault where the guard is unavailable. */
+static int cpucycles_call_for(const struct cpucycles_counter *c, void (*fn)(void *), void *arg)
+{
+  int signo = cpucycles_guarded_call(fn, arg);
+  if (signo != CPUCYCLES_GUARD_UNAVAILABLE || !cpucycles_safe_unguarded(c)) return signo;
+  fn(arg);
+  return 0;
+}
+
+/* Runs the trial under the guard and turns it into r (a trial without
+ * setup takes the counter as set up, with the trial's scale). */
+static int cpucycles_measure_in_guard(struct cpucycles_trial *t, struct cpucycles_result *r)
+{
+  int signo = cpucycles_call_for(t->c, cpucycles_run_trial, t);
+  r->nominal_hz = t->s.nominal_hz;
+  r->scale = t->scale;
+  r->available = 0;
+  if (signo) {
+    r->reason = cpucycles_fault_reason(signo);
+    return 0;
+  }
+  if (t->setup_status != 0) {
+    r->reason = t->s.reason ? t->s.reason : "setup failed";
+    return 0;
+  }
+  if (t->scale <= 0) {
+    r->reason = t->s.nominal_hz <= 0 || t->persecond <= 0
+                    ? "CPU frequency or counter rate unknown"
+                : t->s.rate_timed
+                    ? "its timed rate is no steady k/2^j (j <= 10) of the CPU frequency"
+                    : "its timed rate is not the rate it states (1% apart, or it stopped)";
+    return 0;
+  }
+  if (t->tries == CPUCYCLES_TRIES) {
+    r->reason = t->decreased ? "went backwards in every try" : "never increased";
+    return 0;
+  }
+  r->available = 1;
+  r->reason = 0;
+  r->precision = cpucycles_round((double)t->smallest_step * t->scale) +
+                 cpucycles_kind_penalty(t->c->kind);
+  return 1;
+}
+
+static void cpucycles_trial_init(struct cpucycles_trial *t, const struct cpucycles_counter *c,
+                                 long long persecond, int reads, int time_rate)
+{
+  int i;
+  t->c = c;
+  t->persecond = persecond;
+  t->reads = reads;
+  t->s.persecond = persecond;
+  t->s.reason = 0;
+  t->s.nominal_hz = 0;
+  t->s.rate_timed = 0;
+  t->setup_status = -1;
+  t->time_rate = time_rate;
+  for (i = 0; i < CPUCYCLES_RATE_TIMINGS; i++) t->timed_hz[i] = 0;
+  t->scale = 0;
+  t->smallest_step = 0;
+  t->decreased = 0;
+  t->tries = 0;
+}
+
+
+struct cpucycles_timing {
+  const struct cpucycles_counter *c;
+  double hz;
+};
+
+/* Ticks per second against CLOCK_MONOTONIC (tickrate.h, 10 ms). */
+static void cpucycles_time_counter(void *arg)
+{
+  struct cpucycles_timing *tm = arg;
+  tm->hz = cpucycles_tickrate_measure(tm->c->read);
+}
+
+static int cpucycles_measure_with(const struct cpucycles_counter *c, long long persecond,
+                                  int measure_hz, int reads, int time_rate,
+                                  struct cpucycles_result *r)
+{
+  struct cpucycles_trial t;
+  struct cpucycles_timing tm;
+  int signo;
+
+  r->available = 0;
+  r->reason = 0;
+  r->precision = 0;
+  r->scale = 0;
+  r->nominal_hz = 0;
+  r->measured_hz = 0;
+  if (c->kind == CPUCYCLES_KIND_NONE) {
+    r->reason = "never increases (last resort)";
+    return 0;
+  }
+  cpucycles_trial_init(&t, c, persecond, reads, time_rate);
+  if (!cpucycles_measure_in_guard(&t, r)) return 0;
+  if (measure_hz) {
+    tm.c = c;
+    tm.hz = 0;
+    signo = cpucycles_call_for(c, cpucycles_time_counter, &tm);
+    if (signo) {
+      r->available = 0;
+      r->reason = cpucycles_fault_reason(signo);
+      return 0;
+    }
+    r->measured_hz = tm.hz;
+  }
+  return 1;
+}
+
+/* The recheck: configure timed the rate and chose this scale already. */
+int cpucycles_measure_reads(const struct cpucycles_counter *c, long long persecond,
+                            int measure_hz, int reads, struct cpucycles_result *r)
+{
+  return cpucycles_measure_with(c, persecond, measure_hz, reads, 0, r);
+}
+
+int cpucycles_measure(const struct cpucycles_counter *c, long long persecond,
+                      int measure_hz, struct cpucycles_result *r)
+{
+  return cpucycles_measure_with(c, persecond, measure_hz, CPUCYCLES_READS_PER_TRY, 1, r);
+}
+
+int cpucycles_choose(const struct cpucycles_result *results, int n)
+{
+  int i, best = n - 1;
+  for (i = 0; i < n - 1; i++) {
+    if (!results[i].available) continue;
+    if (!results[best].available || results[i].precision < results[best].precision)
+      best = i;
+  }
+  return best;
+}
+
+int cpucycles_select(const struct cpucycles_counter *table, int n, long long persecond,
+                     int in_use, struct cpucycles_result *results)
+{
+  struct cpucycles_result again;
+  int i, best, os_clock = -1;
+  for (i = 0; i < n; i++) {
+    /* The OS clocks come last and are listed best first (the vDSO's
+     * CLOCK_MONOTONIC, the same clock through its system call, then
+     * gettimeofday): once one works, a later one is a fallback that
+     * cannot win but a tie, and measuring the system call's 1000 reads
+     * would cost most of the selection's time. */
+    if (table[i].kind == CPUCYCLES_KIND_OSCLOCK && os_clock >= 0) {
+      memset(&results[i], 0, sizeof results[i]);
+      results[i].reason = "not measured: an earlier OS clock works";
+      continue;
+    }
+    cpucycles_measure(&table[i], persecond, 0, &results[i]);
+    if (table[i].kind == CPUCYCLES_KIND_OSCLOCK && results[i].available) os_clock = i;
+    /* Each counter is measured alone, as configure's probes (one process
+     * each) and libcpucycles measure them: what one counter set up can
+     * make another work for a while.  On arm64 the kernel lets EL0 read
+     * PMCCNTR_EL0 only while a perf event with user access is open in the
+     * thread, so arm64-pmc measured beside arm64-perfpmc's event looks
+     * best, then reads 0, or dies of SIGILL after the next context
+     * switch, once that event is released. */
+    if (table[i].release && i != in_use) table[i].release(0);
+  }
+  /* The chosen counter is set up again, alone, and must still count (as
+   * many reads as its measurement: a coarse clock needs them to move). */
+  for (;;) {
+    best = cpucycles_choose(results, n);
+    if (!results[best].available || table[best].kind == CPUCYCLES_KIND_NONE) return best;
+    if (cpucycles_measure(&table[best], persecond, 0, &again)) return best;
+    if (table[best].release && best != in_use) table[best].release(0);
+    results[best].available = 0;
+    results[best].reason = "worked only beside another counter: failed when set up alone";
+  }
+}

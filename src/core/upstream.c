@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* upstream.c - libcpucycles' binary interface, on the same soname.
+ *
+ * libcpucycles' <cpucycles.h> declares
+ *   extern long long (*cpucycles)(void);
+ *   const char *cpucycles_implementation(void);
+ *   const char *cpucycles_version(void);
+ *   long long cpucycles_persecond(void);
+ *   void cpucycles_tracesetup(void);
+ * so a program built against it looks for a data symbol "cpucycles".  Ours
+ * is here: a pointer to the same count cpucycles_function() gives.  This
+ * file sees <cpucycles.h> as a program built with -DCPUCYCLES_NO_INLINE
+ * does, with that pointer declared (exported, CPUCYCLES_API) instead of
+ * the inline function of the same name. */
+#define CPUCYCLES_NO_INLINE 1
+#include "cpucycles.h"
+#include "decide.h"
+#include "table.h"
+#include <stdio.h>
+
+long long (*cpucycles)(void) = cpucycles_function;
+
+/* libcpucycles' lines, "cpucycles tracesetup N NAME precision P scaling S
+ * only32 B" (precision 0: does not work here), from a fresh measurement
+ * of every counter (the one in use is measured as it is, not released:
+ * the program goes on counting with it), then our verdict.  only32 is always 0: our 32-bit
+ * counters are extended to 64 bits before anyone sees them.  On standard output, as
+ * libcpucycles prints them, so that its cpucycles-info's output keeps its
+ * shape. */
+void cpucycles_tracesetup(void)
+{
+  struct cpucycles_result results[CPUCYCLES_MAX_COUNTERS];
+  const struct cpucycles_decision *d = cpucycles_decision();
+  int i, n = cpucycles_table_size < CPUCYCLES_MAX_COUNTERS ? cpucycles_table_size
+                                                          : CPUCYCLES_MAX_COUNTERS;
+  cpucycles_select(cpucycles_table, n, d->persecond, d->index, results);
+  cpucycles_table_release_others(d->index, 0);
+  for (i = 0; i < n; i++)
+    printf("cpucycles tracesetup %d %s precision %lld scaling %f only32 0\n", i,
+           cpucycles_table[i].name, results[i].available ? results[i].precision : 0LL,
+           results[i].available ? results[i].scale : 0.0);
+  printf("cpucycles verdict %s\n", d->why);
+  fflush(stdout);
+}

@@ -1,0 +1,561 @@
+/* SPDX-License-Identifier: MIT */
+/* cpucycles-info - what cpucycles knows about this machine's counters:
+ * the build host's table, whether this host is the build host, the
+ * run-time verdict, the frequency and its source, and a few back-to-back
+ * readings of the counter in use.
+ *
+ *   cpucycles-info           the report, for people (the lines libcpucycles'
+ *                            cpucycles-info prints keep their exact form)
+ *   cpucycles-info --json    the same facts as one JSON object, for scripts
+ *   cpucycles-info --check   0 inline counter verified here (or, with no
+ *                            build counter, the best counter here in
+ *                            use), 1 fallback to another cycle counter,
+ *                            2 only an OS clock or nothing left
+ *   cpucycles-info --compare OLD NEW [--tolerance PERCENT]
+ *                            two cpucycles_bench() results saved as JSON
+ *                            (cpucycles_bench_format()): 0 NEW is not
+ *                            slower, 1 it is, 2 a file that cannot be read
+ *                            or is refused (not strict JSON, over 16 MiB,
+ *                            no finite figures)
+ *
+ * Exit 1 with a message on stderr when the output cannot be written, 2 on a
+ * bad command line. */
+#include "cpucycles.h"
+#include "decide.h"
+#include "format.h"
+#include "counter-setup.h"
+#include "readfile.h"
+#include "info-abi.h"
+#include "private.h"
+#include "json-read.h"
+#include <errno.h>
+#include <math.h> /* isfinite, a macro: no libm */
+#include "stats.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The library's decision and table, from the shared library this program
+ * runs with (cpucycles_private()->info: src/private.h, src/core/info-abi.h),
+ * not from a copy linked into it: main() fills abi, or stops.  Weak, so
+ * that a libcpucycles.so.1 without it (djb's libcpucycles, under the same
+ * soname) gets a message, not a loader error. */
+#if defined(__GNUC__) && defined(__ELF__)
+#pragma weak cpucycles_private
+#endif
+static const struct cpucycles_info_abi *abi;
+#define cpucycles_decision() (abi->decision())
+#define cpucycles_table (abi->table)
+#define cpucycles_table_size (*abi->table_size)
+#define cpucycles_kind_name(kind) (abi->kind_name(kind))
+#define cpucycles_choose(results, n) (abi->choose(results, n))
+
+/* 0 with abi set, or 2 with a message: the library is another version
+ * (its structures may differ) or not this project's. */
+static int find_library(void)
+{
+  const struct cpucycles_private *p = cpucycles_private ? cpucycles_private() : 0;
+  if (!p) {
+    fprintf(stderr, "cpucycles-info: this libcpucycles.so.1 (version %s) is not cpucycles' (it has "
+                    "no cpucycles_private: libcpucycles itself?); install cpucycles %s's "
+                    "library\n", cpucycles_version(), CPUCYCLES_VERSION);
+    return 2;
+  }
+  abi = p->info;
+  if (strcmp(p->version, CPUCYCLES_VERSION) != 0 || strcmp(abi->version, CPUCYCLES_VERSION) != 0 ||
+      abi->decision_size != sizeof(struct cpucycles_decision)) {
+    fprintf(stderr, "cpucycles-info %s: the library is cpucycles %s; install the same version of "
+                    "both\n", CPUCYCLES_VERSION, p->version);
+    return 2;
+  }
+  return 0;
+}
+
+#define DELTAS 1000
+#define DELTAS_SHOWN 16
+
+static const char usage[] =
+    "usage: cpucycles-info [--json | --check | --help | --version]\n"
+    "       cpucycles-info --compare OLD.json NEW.json [--tolerance PERCENT]\n"
+    "  (no option)  report the build's counters, this host's verdict, the\n"
+    "               frequency and the cost of a read\n"
+    "  --json       the same facts as one JSON object (see README.md)\n"
+    "  --check      exit 0 when the build's inline counter is verified on\n"
+    "               this host (with no build counter, as in a portable build:\n"
+    "               when the best cycle counter here is used), 1 when another\n"
+    "               cycle counter is used, 2 when only an OS clock or nothing\n"
+    "               is left\n"
+    "  --compare    NEW's cycles per call against OLD's, two cpucycles_bench()\n"
+    "               results saved by cpucycles_bench_format(): exit 0 when NEW\n"
+    "               is not slower, 1 when it is by more than the tolerance\n"
+    "               (default 5%: runs in two processes vary by a few percent),\n"
+    "               2 when a file cannot be read or is not such a result\n"
+    "  --help       this text\n"
+    "  --version    the version\n";
+
+static int compare_ll(const void *a, const void *b)
+{
+  long long x = *(const long long *)a, y = *(const long long *)b;
+  return (x > y) - (x < y);
+}
+
+/* Back-to-back cpucycles() differences: fills deltas[0..DELTAS-1] in read
+ * order and returns their median. */
+static long long measure_deltas(long long *deltas)
+{
+  long long t[DELTAS + 1], sorted[DELTAS];
+  int i;
+  for (i = 0; i <= DELTAS; i++) t[i] = cpucycles();
+  for (i = 0; i < DELTAS; i++) sorted[i] = deltas[i] = t[i + 1] - t[i];
+  qsort(sorted, DELTAS, sizeof sorted[0], compare_ll);
+  return sorted[DELTAS / 2];
+}
+
+/* A full disk or a closed pipe must not look like success to a script. */
+static int finish(int status)
+{
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "cpucycles-info: cannot write the output: %s\n", strerror(errno));
+    return 1;
+  }
+  return status;
+}
+
+/* ---- text mode ---- */
+
+static void print_result(const char *name, const struct cpucycles_result *r, int kind)
+{
+  if (r->available)
+    printf("  %-26s yes  precision %lld, %s\n", name, r->precision, cpucycles_kind_name(kind));
+  else
+    printf("  %-26s no   (%s)\n", name, r->reason ? r->reason : "unavailable");
+}
+
+static void print_build_table(void)
+{
+#define X(name, available, precision, hz, kind, reason)                                  \
+  if ((available) == 1)                                                                  \
+    printf("  %-26s yes  precision %d, %.0f MHz, %s\n", name, precision, (hz) / 1e6,     \
+           cpucycles_kind_name(kind));                                                   \
+  else                                                                                   \
+    printf("  %-26s %s  (%s)\n", name, (available) == 0 ? "no " : "?  ", reason);
+  CPUCYCLES_BUILD_COUNTERS(X)
+#undef X
+}
+
+/* How cpucycles() reads the build's counter once it is verified. */
+static const char *build_path(void)
+{
+  if (!CPUCYCLES_BUILD_CHOICE) return ", not inlined (run-time choice)";
+#if defined(CPUCYCLES_INLINE_READ)
+  return ", inlined in cpucycles()";
+#else
+  return ", read through the library (a 32-bit counter extended to 64 bits, per-thread perf events, "
+         "state only the library has, or a counter configure could not probe)";
+#endif
+}
+
+/* 1 when cpucycles() runs the build's counter inline, without a call. */
+static int inline_used(const struct cpucycles_decision *d)
+{
+#if defined(CPUCYCLES_INLINE_READ)
+  return CPUCYCLES_BUILD_CHOICE && d->build_verified;
+#else
+  (void)d;
+  return 0;
+#endif
+}
+
+static int report_text(const struct cpucycles_decision *d)
+{
+  long long deltas[DELTAS], median;
+  int i;
+
+  /* libcpucycles' lines, in its exact form: "cpucycles version V",
+   * "cpucycles implementation NAME", "cpucycles persecond N".  Ours have
+   * other shapes (a colon after a word, or more words before it). */
+  printf("cpucycles version %s\n", cpucycles_version());
+  printf("cpucycles build counters (measured by configure on the build host):\n");
+  print_build_table();
+  if (CPUCYCLES_CHOSEN[0])
+    printf("cpucycles build chose %s%s\n", CPUCYCLES_CHOSEN, build_path());
+  else
+    printf("cpucycles build chose nothing: no probe could run (the choice is made at run time)\n");
+  printf("cpucycles build fingerprint: %s\n", CPUCYCLES_BUILD_FINGERPRINT);
+  printf("cpucycles host fingerprint:  %s (%s)\n", d->host_fingerprint,
+         d->host_matches ? "matches the build host" : "differs from the build host");
+  printf("cpucycles verdict: %s\n", d->why);
+  if (d->reselected) {
+    printf("cpucycles run-time counters (measured now):\n");
+    for (i = 0; i < cpucycles_table_size && i < CPUCYCLES_MAX_COUNTERS; i++)
+      print_result(cpucycles_table[i].name, &d->results[i], cpucycles_table[i].kind);
+  }
+  printf("cpucycles implementation %s\n", cpucycles_implementation());
+  printf("cpucycles implementation kind: %s\n",
+         cpucycles_kind_name(cpucycles_table[d->index].kind));
+  printf("cpucycles persecond %lld\n", cpucycles_persecond());
+  printf("cpucycles persecond source: %s\n", d->persecond_report.source);
+  if (d->persecond_report.problems[0])
+    printf("cpucycles persecond ignored: %s\n", d->persecond_report.problems);
+
+  median = measure_deltas(deltas);
+  printf("cpucycles deltas:");
+  for (i = 0; i < DELTAS_SHOWN; i++) printf(" %lld", deltas[i]);
+  printf(" ... median %lld of %d\n", median, DELTAS);
+  return finish(0);
+}
+
+/* ---- JSON mode ---- */
+
+/* s as a JSON string (format.h's escaping); NULL as null. */
+static void json_string(const char *s)
+{
+  char small[512], *text = small;
+  struct cpucycles_out o;
+  cpucycles_out_start(&o, small, sizeof small);
+  cpucycles_out_json_string(&o, s);
+  if (o.len >= sizeof small && (text = malloc(o.len + 1)) != 0) {
+    cpucycles_out_start(&o, text, o.len + 1);
+    cpucycles_out_json_string(&o, s);
+  }
+  fputs(text ? text : small, stdout);
+  if (text != small) free(text);
+}
+
+static void json_key(const char *key, int first)
+{
+  printf("%s\n  \"%s\": ", first ? "{" : ",", key);
+}
+
+static const char *json_bool(int b) { return b ? "true" : "false"; }
+
+static void json_build_table(void)
+{
+  int first = 1;
+  fputs("[", stdout);
+#define X(name, available, precision, hz, kind, reason)                                  \
+  printf("%s\n    {\"name\": ", first ? "" : ",");                                       \
+  json_string(name);                                                                     \
+  printf(", \"available\": %s",                                                          \
+         (available) == 1 ? "true" : (available) == 0 ? "false" : "null");               \
+  if ((available) == 1)                                                                  \
+    printf(", \"precision\": %lld, \"hz\": %.0f, \"kind\": \"%s\", \"reason\": null}",   \
+           (long long)(precision), (double)(hz), cpucycles_kind_name(kind));             \
+  else {                                                                                 \
+    fputs(", \"precision\": null, \"hz\": null, \"kind\": null, \"reason\": ", stdout);  \
+    json_string(reason);                                                                 \
+    putchar('}');                                                                        \
+  }                                                                                      \
+  first = 0;
+  CPUCYCLES_BUILD_COUNTERS(X)
+#undef X
+  fputs(first ? "]" : "\n  ]", stdout);
+}
+
+static void json_runtime_table(const struct cpucycles_decision *d)
+{
+  int i;
+  if (!d->reselected) {
+    fputs("null", stdout);
+    return;
+  }
+  fputs("[", stdout);
+  for (i = 0; i < cpucycles_table_size && i < CPUCYCLES_MAX_COUNTERS; i++) {
+    const struct cpucycles_result *r = &d->results[i];
+    printf("%s\n    {\"name\": ", i ? "," : "");
+    json_string(cpucycles_table[i].name);
+    printf(", \"available\": %s", json_bool(r->available));
+    if (r->available)
+      printf(", \"precision\": %lld, \"kind\": \"%s\", \"reason\": null}", r->precision,
+             cpucycles_kind_name(cpucycles_table[i].kind));
+    else {
+      fputs(", \"precision\": null, \"kind\": null, \"reason\": ", stdout);
+      json_string(r->reason ? r->reason : "unavailable");
+      putchar('}');
+    }
+  }
+  fputs(i ? "\n  ]" : "]", stdout);
+}
+
+static int report_json(const struct cpucycles_decision *d)
+{
+  long long deltas[DELTAS];
+  long long persecond = cpucycles_persecond();
+  const char *implementation = cpucycles_implementation();
+  long long median = measure_deltas(deltas);
+
+  json_key("version", 1), json_string(cpucycles_version());
+  json_key("implementation", 0), json_string(implementation);
+  json_key("implementation_kind", 0);
+  json_string(cpucycles_kind_name(cpucycles_table[d->index].kind));
+  json_key("persecond", 0), printf("%lld", persecond);
+  json_key("persecond_source", 0), json_string(d->persecond_report.source);
+  json_key("persecond_ignored", 0), json_string(d->persecond_report.problems);
+  json_key("build_counters", 0), json_build_table();
+  json_key("build_chose", 0), json_string(CPUCYCLES_CHOSEN[0] ? CPUCYCLES_CHOSEN : NULL);
+  json_key("build_fingerprint", 0), json_string(CPUCYCLES_BUILD_FINGERPRINT);
+  json_key("host_fingerprint", 0), json_string(d->host_fingerprint);
+  json_key("host_matches", 0), fputs(json_bool(d->host_matches), stdout);
+  json_key("build_counter_verified", 0), fputs(json_bool(d->build_verified), stdout);
+  json_key("verdict", 0), json_string(d->why);
+  json_key("inline", 0), fputs(json_bool(inline_used(d)), stdout);
+  json_key("runtime_counters", 0), json_runtime_table(d);
+  json_key("deltas_median", 0), printf("%lld", median);
+  json_key("deltas_count", 0), printf("%d", DELTAS);
+  fputs("\n}\n", stdout);
+  return finish(0);
+}
+
+/* ---- compare mode ---- */
+
+/* A result is under 1 KiB, but its name may be long and a file may be
+ * padded: the whole file is read, up to this many bytes (so that
+ * /dev/zero or a wrong file ends with a message, not memory exhausted). */
+#define SAVED_MAX (16L << 20)
+#define SAVED_MAX_TEXT "16 MiB"
+
+/* A string of a saved result, as read: UTF-8 that may hold any character. */
+struct text {
+  const char *s;
+  size_t n;
+};
+
+struct saved {
+  const char *label, *path; /* "OLD" or "NEW", and its file */
+  char *text;               /* the file, until parsed */
+  size_t length;
+  struct cpucycles_json doc;
+  double cycles, error;
+  struct text name, counter, host; /* "" when missing */
+};
+
+/* t on f with control bytes as '?' (text.h's rule for the library's
+ * messages): a file's name, counter or host ("\u001b]0;...\u0007",
+ * "\u001b[2J") must not drive the terminal. */
+static void put_text(FILE *f, struct text t)
+{
+  size_t i;
+  for (i = 0; i < t.n; i++) {
+    unsigned char c = (unsigned char)t.s[i];
+    putc(c < 0x20 || c == 0x7f ? '?' : c, f);
+  }
+}
+
+/* "cpucycles-info: OLD path: what" (what in two parts) on stderr; -1. */
+static int refuse(const struct saved *r, const char *what, const char *more)
+{
+  struct text path;
+  path.s = r->path, path.n = strlen(r->path);
+  fprintf(stderr, "cpucycles-info: %s ", r->label);
+  put_text(stderr, path);
+  fprintf(stderr, ": %s%s\n", what, more);
+  return -1;
+}
+
+/* The whole of r->path into r->text: 0, or -1 with a message (a read
+ * error as the system says it: a directory is "Is a directory"). */
+static int read_saved(struct saved *r)
+{
+  FILE *f = fopen(r->path, "rb");
+  size_t room = 0;
+  char *more;
+  int error = 0;
+  if (!f) return refuse(r, strerror(errno), "");
+  do {
+    if (r->length == room) {
+      room = room ? 2 * room : 65536;
+      if (room > SAVED_MAX + 1) room = SAVED_MAX + 1; /* one more byte says "too large" */
+      if (!(more = realloc(r->text, room))) {
+        error = ENOMEM;
+        break;
+      }
+      r->text = more;
+    }
+    errno = 0;
+    r->length += fread(r->text + r->length, 1, room - r->length, f);
+    if (ferror(f)) error = errno ? errno : EIO;
+  } while (!error && !feof(f) && r->length <= SAVED_MAX);
+  fclose(f);
+  if (error) return refuse(r, strerror(error), "");
+  if (r->length > SAVED_MAX)
+    return refuse(r, "too large (over " SAVED_MAX_TEXT "): not a cpucycles_bench() result", "");
+  return 0;
+}
+
+/* r's number key in *x: 0, or -1 with a message.  A number beyond a
+ * double's range (1e999) reads as inf, which would make every interval
+ * [-nan, inf] and pass the gate: refused. */
+static int figure(const struct saved *r, const char *key, double *x)
+{
+  if (!cpucycles_json_number(&r->doc, key, x)) return refuse(r, key, ": missing, or not a number");
+  if (!isfinite(*x)) return refuse(r, key, ": not a finite number (beyond a double's range)");
+  return 0;
+}
+
+/* r's string key, "" when it has none. */
+static struct text field(const struct saved *r, const char *key)
+{
+  struct text t;
+  if (!(t.s = cpucycles_json_string(&r->doc, key, &t.n))) t.s = "", t.n = 0;
+  return t;
+}
+
+/* A cpucycles_bench_format() JSON result from r->path, read as JSON
+ * (json-read.h): only the top-level object's own members count.  0, or -1
+ * with a message on stderr. */
+static int load_saved(struct saved *r)
+{
+  char why[256];
+  struct text type;
+  int read = read_saved(r);
+  int parsed = read == 0 && cpucycles_json_parse(&r->doc, r->text, r->length, why, sizeof why) == 0;
+  free(r->text), r->text = 0; /* (the document keeps its own text) */
+  if (read != 0) return -1;
+  if (!parsed) return refuse(r, "not JSON: ", why);
+  type = field(r, "type");
+  if (type.n != 5 || strcmp(type.s, "bench") != 0)
+    return refuse(r, "not a cpucycles_bench() result in JSON (no \"type\": \"bench\" at its top level)", "");
+  if (figure(r, "interquartile_mean", &r->cycles) != 0 ||
+      figure(r, "interquartile_mean_error", &r->error) != 0)
+    return -1;
+  if (r->cycles <= 0) return refuse(r, "interquartile_mean: not positive", "");
+  if (r->error < 0) return refuse(r, "interquartile_mean_error: negative", "");
+  r->name = field(r, "name"), r->counter = field(r, "counter"), r->host = field(r, "host");
+  return 0;
+}
+
+static int same(struct text a, struct text b) { return a.n == b.n && memcmp(a.s, b.s, a.n) == 0; }
+
+static int compare_loaded(const struct saved *old, const struct saved *new, double tolerance)
+{
+  double ratio, error, low, high, rel_old, rel_new;
+  const char *verdict = "indistinguishable";
+  int status = 0;
+  if (!same(old->counter, new->counter) || !same(old->host, new->host)) {
+    fputs("cpucycles-info: warning: measured with ", stderr), put_text(stderr, old->counter);
+    fputs(" on ", stderr), put_text(stderr, old->host);
+    fputs(", then ", stderr), put_text(stderr, new->counter);
+    fputs(" on ", stderr), put_text(stderr, new->host), fputs("\n", stderr);
+  }
+  ratio = new->cycles / old->cycles;
+  /* the delta method: relative errors add in quadrature */
+  rel_old = old->error / old->cycles, rel_new = new->error / new->cycles;
+  error = ratio * cpucycles_sqrt(rel_old * rel_old + rel_new * rel_new);
+  low = ratio - CPUCYCLES_Z99 * error, high = ratio + CPUCYCLES_Z99 * error;
+  if (!isfinite(low) || !isfinite(high)) { /* finite figures can still overflow: 1e300 / 1e-300 */
+    fputs("cpucycles-info: the figures are too far apart to compare (the ratio or its interval "
+          "is not finite)\n", stderr);
+    return 2;
+  }
+  if (low > 1 + tolerance / 100) verdict = "NEW slower", status = 1;
+  if (high < 1 - tolerance / 100) verdict = "NEW faster";
+  fputs("old ", stdout), put_text(stdout, old->name);
+  printf(": %.2f cycles per call (+- %.2f)\n", old->cycles, old->error);
+  fputs("new ", stdout), put_text(stdout, new->name);
+  printf(": %.2f cycles per call (+- %.2f)\n", new->cycles, new->error);
+  printf("new/old %.4f, 99%% interval [%.4f, %.4f]: %s (tolerance %g%%)\n", ratio, low, high,
+         verdict, tolerance);
+  return finish(status);
+}
+
+static int compare_saved(const char *old_path, const char *new_path, double tolerance)
+{
+  struct saved old, new;
+  int status;
+  memset(&old, 0, sizeof old), memset(&new, 0, sizeof new);
+  old.label = "OLD", old.path = old_path, new.label = "NEW", new.path = new_path;
+  status = load_saved(&old) == 0 && load_saved(&new) == 0 ? compare_loaded(&old, &new, tolerance) : 2;
+  cpucycles_json_free(&old.doc), cpucycles_json_free(&new.doc);
+  return status;
+}
+
+/* ---- check mode ---- */
+
+static int check(const struct cpucycles_decision *d)
+{
+  int kind = cpucycles_table[d->index].kind;
+  const char *name = cpucycles_table[d->index].name;
+  int cycles = abi->is_cycle_counter(kind);
+  int status;
+
+  if (d->build_verified) {
+    status = 0;
+    printf("cpucycles check: ok: the build's counter %s is verified on this host (%s)\n", name,
+           d->why);
+  } else if (!CPUCYCLES_CHOSEN[0] && cycles && d->reselected &&
+             d->index == cpucycles_choose(d->results, cpucycles_table_size)) {
+    /* A portable build (or one whose probes could not run) has no build
+     * counter to verify: the question is whether the best one is used. */
+    status = 0;
+    printf("cpucycles check: ok: no build counter (a portable build); %s (%s) is the best "
+           "counter this host has\n", name, cpucycles_kind_name(kind));
+  } else if (cycles) {
+    status = 1;
+    if (!strcmp(name, CPUCYCLES_CHOSEN))
+      printf("cpucycles check: fallback: the build's counter %s (%s) is not verified on this "
+             "host, chosen again at run time and read through the library (%s)\n",
+             name, cpucycles_kind_name(kind), d->why);
+    else
+      printf("cpucycles check: fallback: using %s (%s), not the build's counter %s (%s)\n", name,
+             cpucycles_kind_name(kind), CPUCYCLES_CHOSEN[0] ? CPUCYCLES_CHOSEN : "(none)", d->why);
+  } else {
+    status = 2;
+    printf("cpucycles check: no cycle counter: only %s (%s) is left (%s)\n", name,
+           cpucycles_kind_name(kind), d->why);
+  }
+  return finish(status);
+}
+
+int main(int argc, char **argv)
+{
+  enum { REPORT, JSON, CHECK, COMPARE } mode = REPORT;
+  int i, modes = 0;
+  const char *old_path = 0, *new_path = 0, *end;
+  double tolerance = 5;
+
+  for (i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help")) {
+      fputs(usage, stdout);
+      return finish(0);
+    } else if (!strcmp(argv[i], "--version")) {
+      printf("cpucycles-info %s\n", CPUCYCLES_VERSION);
+      return finish(0);
+    } else if (!strcmp(argv[i], "--json")) {
+      mode = JSON, modes++;
+    } else if (!strcmp(argv[i], "--check")) {
+      mode = CHECK, modes++;
+    } else if (!strcmp(argv[i], "--compare") && i + 2 < argc) {
+      mode = COMPARE, modes++;
+      old_path = argv[++i], new_path = argv[++i];
+    } else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) {
+      tolerance = cpucycles_parse_decimal(argv[++i], &end);
+      if (end == argv[i] || *end || tolerance < 0 || tolerance >= 100) {
+        fprintf(stderr, "cpucycles-info: --tolerance '%s': not a percentage from 0 to 100\n",
+                argv[i]);
+        return 2;
+      }
+    } else if (!strcmp(argv[i], "--compare") || !strcmp(argv[i], "--tolerance")) {
+      fprintf(stderr, "cpucycles-info: %s needs %s\n", argv[i],
+              argv[i][2] == 'c' ? "two files, OLD and NEW" : "a percentage");
+      fputs(usage, stderr);
+      return 2;
+    } else {
+      fprintf(stderr, "cpucycles-info: %s '%s'\n",
+              argv[i][0] == '-' ? "unknown option" : "unexpected argument", argv[i]);
+      fputs(usage, stderr);
+      return 2;
+    }
+  }
+  if (modes > 1) {
+    fputs("cpucycles-info: give at most one of --json, --check and --compare\n", stderr);
+    fputs(usage, stderr);
+    return 2;
+  }
+  if (mode != COMPARE && find_library() != 0) return 2;
+  switch (mode) {
+  case JSON: return report_json(cpucycles_decision());
+  case CHECK: return check(cpucycles_decision());
+  case COMPARE: return compare_saved(old_path, new_path, tolerance);
+  default: return report_text(cpucycles_decision());
+  }
+}

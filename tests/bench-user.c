@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/* bench-user.c - a program written against the harness's API, as a user
+ * would write it: it measures a loop, compares it with a longer one and
+ * prints both results as JSON.  t-installed builds it with pkg-config's
+ * cpucycles-bench and with CMake's cpucycles::bench, and runs it on this
+ * project's counter library and on a stand-in for libcpucycles' own.
+ * Prints "bench-ok" when both calls succeed and B is slower. */
+#include <cpucycles-bench.h>
+#include <stdio.h>
+
+static void loop(void *arg)
+{
+  long n = *(long *)arg, i;
+  for (i = 0; i < n; i++) __asm__ __volatile__("" : "+r"(i));
+}
+
+int main(void)
+{
+  struct cpucycles_bench_result r;
+  struct cpucycles_compare_result c;
+  long short_loop = 1000, long_loop = 20000;
+  char json[4096];
+
+  if (cpucycles_bench(loop, &short_loop, 0, &r) != 0) return 1;
+  cpucycles_bench_format(json, sizeof json, CPUCYCLES_FORMAT_JSON, "loop 1000", &r);
+  fputs(json, stdout);
+  if (cpucycles_bench_compare(loop, &short_loop, loop, &long_loop, 0, &c) != 0) return 1;
+  cpucycles_compare_format(json, sizeof json, CPUCYCLES_FORMAT_JSON, "1000", "20000", &c);
+  fputs(json, stdout);
+  if (c.verdict != CPUCYCLES_COMPARE_B_SLOWER) return 1;
+  printf("bench-ok %s\n", cpucycles_implementation());
+  return 0;
+}
