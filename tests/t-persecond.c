@@ -30,6 +30,18 @@ static void write_bytes(const char *path, const char *bytes, size_t len)
   }
 }
 
+/* Stand-ins for the host's own mechanisms (CPUID, cpufreq, /proc). */
+static long long host_answers(const char **source)
+{
+  *source = "the test's host";
+  return 2100000000LL;
+}
+static long long host_silent(const char **source)
+{
+  (void)source;
+  return 0;
+}
+
 static void write_etc(const char *text)
 {
   write_bytes(etc_path, text, strlen(text));
@@ -267,7 +279,7 @@ int main(void)
   scratch = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : ".";
   snprintf(etc_path, sizeof etc_path, "%s/t-persecond-%ld.tmp", scratch, (long)getpid());
   snprintf(other_path, sizeof other_path, "%s/t-persecond-%ld.other", scratch, (long)getpid());
-  tap_plan(28 + 2 * NINVALID);
+  tap_plan(30 + 2 * NINVALID);
   check_locale();
   /* /proc/cpuinfo's value starts with a blank after the colon */
   tap_ok(cpucycles_parse_cpuinfo_mhz("cpu MHz\t\t: 2599.998") == 2599998000LL,
@@ -284,33 +296,43 @@ int main(void)
     tap_ok(rejected && why != 0, "'%s' is rejected (%s)", shown(invalid[i]), why ? why : "accepted!");
   }
 
-  /* The order: file, environment, build figure, OS, default. */
+  /* libcpucycles' order: the file, then (ours) the configure-time
+   * figure, then the host's own mechanisms, then the variable, only when
+   * they say nothing, then the default.  The host here is a stand-in that
+   * answers, or not. */
   write_etc("3000000000\n");
-  tap_ok(cpucycles_persecond_resolve(etc_path, "2000000000", 1500000000, &r) == 3000000000LL &&
-             strcmp(r.source, etc_path) == 0,
+  tap_ok(cpucycles_persecond_resolve_with(etc_path, "2000000000", 1500000000, host_answers, &r) ==
+             3000000000LL && strcmp(r.source, etc_path) == 0,
          "the file comes first");
-  tap_ok(cpucycles_persecond_resolve("/nonexistent/x", "2000000000", 1500000000, &r) ==
-             2000000000LL,
-         "then the environment variable");
-  tap_ok(cpucycles_persecond_resolve("/nonexistent/x", 0, 1500000000, &r) == 1500000000LL,
+  tap_ok(cpucycles_persecond_resolve_with("/nonexistent/x", "2000000000", 1500000000, host_answers,
+                                          &r) == 1500000000LL,
          "then the configure-time figure");
+  hz = cpucycles_persecond_resolve_with("/nonexistent/x", "2000000000", 0, host_answers, &r);
+  tap_ok(hz == 2100000000LL && strcmp(r.source, "the test's host") == 0,
+         "then the host's mechanisms, before the variable (%lld from %s)", hz, r.source);
+  hz = cpucycles_persecond_resolve_with("/nonexistent/x", "2000000000", 0, host_silent, &r);
+  tap_ok(hz == 2000000000LL && !strcmp(r.source, "environment variable cpucyclespersecond"),
+         "the variable only when the host says nothing (%lld from %s)", hz, r.source);
+  hz = cpucycles_persecond_resolve_with("/nonexistent/x", 0, 0, host_silent, &r);
+  tap_ok(hz == CPUCYCLES_PERSECOND_DEFAULT && !strcmp(r.source, "default"),
+         "then the default (%lld)", hz);
   hz = cpucycles_persecond_resolve("/nonexistent/x", 0, 0, &r);
   if (os)
-    tap_ok(hz == os && strcmp(r.source, "operating system") == 0, "then the OS (%lld)", os);
+    tap_ok(hz == os && strcmp(r.source, "operating system") == 0, "the real host: the OS (%lld)", os);
   else
-    tap_ok(hz == CPUCYCLES_PERSECOND_DEFAULT, "then the default (the OS says nothing)");
+    tap_ok(hz >= CPUCYCLES_PERSECOND_MIN, "the real host: %lld from %s", hz, r.source);
   tap_ok(r.problems[0] == 0, "nothing to report when nothing is wrong");
 
   /* Bad values are skipped, reported, and the next source is used. */
   for (i = 0; i < NINVALID; i++) {
     write_etc(invalid[i]);
-    hz = cpucycles_persecond_resolve(etc_path, invalid[i], 1500000000, &r);
+    hz = cpucycles_persecond_resolve_with(etc_path, invalid[i], 0, host_silent, &r);
     reported = strstr(r.problems, etc_path) != 0 && strstr(r.problems, "environment") != 0;
-    tap_ok(hz == 1500000000LL && reported,
+    tap_ok(hz == CPUCYCLES_PERSECOND_DEFAULT && reported,
            "'%s' in the file and the environment is skipped and reported", shown(invalid[i]));
   }
   write_etc("garbage\n");
-  hz = cpucycles_persecond_resolve(etc_path, "2000000000", 0, &r);
+  hz = cpucycles_persecond_resolve_with(etc_path, "2000000000", 0, host_silent, &r);
   tap_ok(hz == 2000000000LL, "a bad file falls through to a good environment variable");
   tap_diag("report: %s", r.problems);
   tap_ok(strstr(r.problems, "garbage") != 0 && strstr(r.problems, "not a number") != 0,
@@ -318,7 +340,7 @@ int main(void)
   hz = cpucycles_persecond_resolve(0, 0, 0, &r);
   tap_ok(hz >= CPUCYCLES_PERSECOND_MIN && hz <= CPUCYCLES_PERSECOND_MAX,
          "with no overrides the result is in range (%lld from %s)", hz, r.source);
-  hz = cpucycles_persecond_resolve(etc_path, "", 0, &r);
+  hz = cpucycles_persecond_resolve_with(etc_path, "", 0, host_silent, &r);
   tap_ok(hz >= CPUCYCLES_PERSECOND_MIN && strstr(r.problems, "empty") != 0,
          "an empty variable is reported as empty");
   remove(etc_path);

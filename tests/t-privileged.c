@@ -3,12 +3,13 @@
  * its frequency from its caller's environment (cpucyclespersecond), and
  * the report says why; the same program without the setuid bit does.
  *
+ * The variable is the last of the frequency's sources (after every OS
+ * mechanism), so the check resolves with a host that says nothing.
  * As root, a copy of this program is made setuid to nobody (uid 65534) in
  * a fresh directory and run with cpucyclespersecond=1234567: the kernel
  * marks it AT_SECURE (its effective uid is not its caller's).  Not root,
  * a mount with nosuid, or an exec that fails (an emulator): SKIP. */
-#include "cpucycles.h"
-#include "decide.h"
+#include "persecond.h"
 #include "tap.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,16 +24,26 @@
 #define ASKED "1234567"
 #define NOBODY 65534
 
-/* The child's side: AT_SECURE, the frequency, the report's problems. */
+/* A host whose own mechanisms (CPUID, cpufreq, /proc) say nothing: only
+ * then is the variable consulted (libcpucycles' order). */
+static long long host_silent(const char **source)
+{
+  (void)source;
+  return 0;
+}
+
+/* The child's side: AT_SECURE, the frequency the library's resolution
+ * takes from this process's environment, the report's problems. */
 static int report(void)
 {
-  const struct cpucycles_decision *d = cpucycles_decision();
+  struct cpucycles_persecond_report r;
+  long long hz = cpucycles_persecond_resolve_with("/nonexistent/cpucyclespersecond",
+                                                  getenv("cpucyclespersecond"), 0, host_silent, &r);
   int secure = 0;
 #if defined(__linux__) && defined(AT_SECURE)
   secure = getauxval(AT_SECURE) != 0;
 #endif
-  printf("secure %d persecond %lld problems %s\n", secure, cpucycles_persecond(),
-         d->persecond_report.problems);
+  printf("secure %d persecond %lld problems %s\n", secure, hz, r.problems);
   return 0;
 }
 

@@ -252,8 +252,29 @@ static int cpucycles_persecond_from_build(long long build_hz,
   return 0;
 }
 
+long long cpucycles_persecond_from_host(const char **source)
+{
+  long long hz;
+#if defined(CPUCYCLES_HAVE_TSCRATE)
+  hz = cpucycles_tscrate_here(source);
+  if (hz) return hz;
+#endif
+  hz = cpucycles_persecond_from_tsc_khz_file("/sys/devices/system/cpu/cpu0/tsc_freq_khz");
+  if (hz) {
+    *source = "kernel's tsc_freq_khz";
+    return hz;
+  }
+  hz = cpucycles_persecond_from_os();
+  if (hz) *source = "operating system";
+  return hz;
+}
+
+/* libcpucycles' order: the file overrides all; the OS mechanisms next (our
+ * configure-time measurement of this very host first among them); the
+ * variable only when none of them answers; then the default. */
 static long long cpucycles_persecond_choose(const char *etc_path, const char *env_value,
                                             long long build_hz,
+                                            long long (*host)(const char **source),
                                             struct cpucycles_persecond_report *r)
 {
   long long hz;
@@ -261,39 +282,36 @@ static long long cpucycles_persecond_choose(const char *etc_path, const char *en
     r->source = etc_path;
     return hz;
   }
-  if (env_value && cpucycles_persecond_from_env(env_value, r, &hz)) {
-    r->source = "environment variable cpucyclespersecond";
-    return hz;
-  }
   if (build_hz != 0 && cpucycles_persecond_from_build(build_hz, r)) {
     r->source = "configure-time measurement (same host)";
     return build_hz;
   }
-#if defined(CPUCYCLES_HAVE_TSCRATE)
-  hz = cpucycles_tscrate_here(&r->source);
+  hz = host(&r->source);
   if (hz) return hz;
-#endif
-  hz = cpucycles_persecond_from_tsc_khz_file("/sys/devices/system/cpu/cpu0/tsc_freq_khz");
-  if (hz) {
-    r->source = "kernel's tsc_freq_khz";
-    return hz;
-  }
-  hz = cpucycles_persecond_from_os();
-  if (hz) {
-    r->source = "operating system";
+  if (env_value && cpucycles_persecond_from_env(env_value, r, &hz)) {
+    r->source = "environment variable cpucyclespersecond";
     return hz;
   }
   r->source = "default";
   return CPUCYCLES_PERSECOND_DEFAULT;
 }
 
+long long cpucycles_persecond_resolve_with(const char *etc_path, const char *env_value,
+                                           long long build_hz,
+                                           long long (*host)(const char **source),
+                                           struct cpucycles_persecond_report *r)
+{
+  int saved = errno;
+  r->problems[0] = 0;
+  r->hz = cpucycles_persecond_choose(etc_path, env_value, build_hz, host, r);
+  errno = saved;
+  return r->hz;
+}
+
 long long cpucycles_persecond_resolve(const char *etc_path, const char *env_value,
                                       long long build_hz,
                                       struct cpucycles_persecond_report *r)
 {
-  int saved = errno;
-  r->problems[0] = 0;
-  r->hz = cpucycles_persecond_choose(etc_path, env_value, build_hz, r);
-  errno = saved;
-  return r->hz;
+  return cpucycles_persecond_resolve_with(etc_path, env_value, build_hz,
+                                          cpucycles_persecond_from_host, r);
 }

@@ -50,18 +50,31 @@ struct cpucycles_persecond_report {
   char problems[512];     /* "environment cpucyclespersecond='abc': not a number; " */
 };
 
-/* The whole order (x86 adds the TSC's rate from CPUID and the kernel's
- * tsc_freq_khz, tscrate.h, before the OS): the file at etc_path, then env_value (the value of the
- * cpucyclespersecond variable, or NULL), then build_hz (the configure-time
- * figure, 0 when this host is not the build host), then the OS, then the
- * default; env_value is ignored (and reported) in a privileged process
- * (setuid, setgid, file capabilities: AT_SECURE).  Never fails.  A file that does not exist is skipped silently;
- * one that cannot be read, is not a regular file or does not parse whole,
- * a bad variable and a build_hz out of range are skipped and reported.
- * Async-signal-safe (open/read only, no stdio, no malloc); errno is left
- * as the caller had it. */
+/* What the host says: on x86 the TSC's rate as the hardware states it
+ * (CPUID, tscrate.h) and the kernel's tsc_freq_khz, then the OS
+ * (cpucycles_persecond_from_os()); 0 when nothing answers, else the Hz
+ * with *source set. */
+long long cpucycles_persecond_from_host(const char **source);
+
+/* libcpucycles' order: the file at etc_path overrides all; then build_hz
+ * (the configure-time figure, 0 when this host is not the build host);
+ * then the host (cpucycles_persecond_from_host()); then, only when none
+ * of those answers, env_value (the value of the cpucyclespersecond
+ * variable, or NULL); then the default.  env_value is ignored (and
+ * reported) in a privileged process (setuid, setgid, file capabilities:
+ * AT_SECURE).  Never fails.  A file that does not exist is skipped
+ * silently; one that cannot be read, is not a regular file or does not
+ * parse whole, a bad variable and a build_hz out of range are skipped and
+ * reported.  Async-signal-safe (open/read only, no stdio, no malloc);
+ * errno is left as the caller had it. */
 long long cpucycles_persecond_resolve(const char *etc_path, const char *env_value,
                                       long long build_hz,
                                       struct cpucycles_persecond_report *report);
+/* The same, with host asked in cpucycles_persecond_from_host()'s place
+ * (the tests' stand-in for a host that answers, or does not). */
+long long cpucycles_persecond_resolve_with(const char *etc_path, const char *env_value,
+                                           long long build_hz,
+                                           long long (*host)(const char **source),
+                                           struct cpucycles_persecond_report *report);
 
 #endif
