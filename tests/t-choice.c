@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define ATTEMPTS 5 /* run-time selections, at most */
 
@@ -58,13 +59,65 @@ static const char *build_rule_choice(void)
   return n ? names[cpucycles_choose(results, n)] : "";
 }
 
+/* cpucycles_tracesetup()'s lines, in a file: the precision it prints for
+ * counter i, or -1 when it printed no line for it. */
+static long long traced[CPUCYCLES_MAX_COUNTERS];
+static int trace(void)
+{
+  char path[] = "/tmp/t-choice.XXXXXX", line[256], name[64];
+  long long precision;
+  int fd = mkstemp(path), saved, i;
+  FILE *f;
+  for (i = 0; i < CPUCYCLES_MAX_COUNTERS; i++) traced[i] = -1;
+  if (fd < 0) return 0;
+  fflush(stdout);
+  saved = dup(1);
+  dup2(fd, 1);
+  cpucycles_tracesetup();
+  fflush(stdout);
+  dup2(saved, 1);
+  close(saved);
+  close(fd);
+  f = fopen(path, "r");
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "cpucycles tracesetup %d %63s precision %lld", &i, name, &precision) == 3 &&
+        i >= 0 && i < CPUCYCLES_MAX_COUNTERS)
+      traced[i] = precision;
+  if (f) fclose(f);
+  remove(path);
+  return 1;
+}
+
+/* libcpucycles' tracesetup lines say precision 0 for a counter that "does
+ * not seem to work": every counter that works here, measured alone, must
+ * have a line with a precision above 0. */
+static void tracesetup_lines(void)
+{
+  struct cpucycles_result r;
+  char wrong[512] = "";
+  int i, working = 0;
+  if (!trace()) {
+    tap_skip("tracesetup prints a precision for every counter that works", "no temporary file");
+    return;
+  }
+  for (i = 0; i < cpucycles_table_size; i++) {
+    if (!cpucycles_measure(&cpucycles_table[i], cpucycles_persecond(), 0, &r)) continue;
+    if (cpucycles_table[i].release && i != cpucycles_decision()->index) cpucycles_table[i].release(0);
+    working++;
+    if (traced[i] <= 0 && strlen(wrong) + strlen(cpucycles_table[i].name) + 2 < sizeof wrong)
+      strcat(wrong, " "), strcat(wrong, cpucycles_table[i].name);
+  }
+  tap_ok(working > 0 && !wrong[0], "tracesetup prints a precision above 0 for all %d counters that "
+         "work here%s%s", working, wrong[0] ? "; not for:" : "", wrong);
+}
+
 int main(void)
 {
   const struct cpucycles_decision *d = cpucycles_decision();
   struct cpucycles_result results[CPUCYCLES_MAX_COUNTERS];
   int i, j, in_order = 1, chosen;
 
-  tap_plan(4);
+  tap_plan(5);
   /* Every counter of the library is in the one list (m4/cpucycles_counters.m4,
    * read here as the source, not as configure's output), in its order:
    * that order breaks ties. */
@@ -87,6 +140,7 @@ int main(void)
   if (!d->host_matches || CPUCYCLES_CHOSEN[0] == 0) {
     tap_skip("run-time choice equals configure's", "not the build host");
     tap_skip("the choice is not default-zero", "not the build host");
+    tracesetup_lines();
     return tap_done();
   }
   {
@@ -125,5 +179,6 @@ int main(void)
   }
   tap_ok(strcmp(cpucycles_table[chosen].name, "default-zero") != 0,
          "a real counter was found on this host");
+  tracesetup_lines();
   return tap_done();
 }

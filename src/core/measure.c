@@ -325,6 +325,8 @@ int cpucycles_choose(const struct cpucycles_result *results, int n)
   return best;
 }
 
+const char cpucycles_reason_not_measured[] = "not measured: an earlier OS clock works";
+
 int cpucycles_select(const struct cpucycles_counter *table, int n, long long persecond,
                      int in_use, struct cpucycles_result *results)
 {
@@ -338,7 +340,7 @@ int cpucycles_select(const struct cpucycles_counter *table, int n, long long per
      * would cost most of the selection's time. */
     if (table[i].kind == CPUCYCLES_KIND_OSCLOCK && os_clock >= 0) {
       memset(&results[i], 0, sizeof results[i]);
-      results[i].reason = "not measured: an earlier OS clock works";
+      results[i].reason = cpucycles_reason_not_measured;
       continue;
     }
     cpucycles_measure(&table[i], persecond, 0, &results[i]);

@@ -105,5 +105,8 @@ int cpucycles_choose(const struct cpucycles_result *results, int n);
  * -1. */
 int cpucycles_select(const struct cpucycles_counter *table, int n, long long persecond,
                      int in_use, struct cpucycles_result *results);
+/* The reason of an OS clock the selection did not measure, an earlier one
+ * working (it can only tie with it): the same pointer in every result. */
+extern const char cpucycles_reason_not_measured[];
 
 #endif

@@ -21,12 +21,15 @@
 long long (*cpucycles)(void) = cpucycles_function;
 
 /* libcpucycles' lines, "cpucycles tracesetup N NAME precision P scaling S
- * only32 B" (precision 0: does not work here), from a fresh measurement
- * of every counter (the one in use is measured as it is, not released:
- * the program goes on counting with it), then our verdict.  only32 is always 0: our 32-bit
- * counters are extended to 64 bits before anyone sees them.  On standard output, as
- * libcpucycles prints them, so that its cpucycles-info's output keeps its
- * shape. */
+ * only32 B" (precision 0 means, as libcpucycles documents it, "does not
+ * seem to work"), from a fresh measurement of every counter (the one in
+ * use is measured as it is, not released: the program goes on counting
+ * with it), then our verdict.  The selection leaves an OS clock behind a
+ * working one unmeasured (it could only tie): here it is measured too, so
+ * that a working counter never says 0.  only32 is always 0: our 32-bit
+ * counters are extended to 64 bits before anyone sees them.  On standard
+ * output, as libcpucycles prints them, so that its cpucycles-info's output
+ * keeps its shape. */
 void cpucycles_tracesetup(void)
 {
   struct cpucycles_result results[CPUCYCLES_MAX_COUNTERS];
@@ -34,6 +37,9 @@ void cpucycles_tracesetup(void)
   int i, n = cpucycles_table_size < CPUCYCLES_MAX_COUNTERS ? cpucycles_table_size
                                                           : CPUCYCLES_MAX_COUNTERS;
   cpucycles_select(cpucycles_table, n, d->persecond, d->index, results);
+  for (i = 0; i < n; i++)
+    if (results[i].reason == cpucycles_reason_not_measured)
+      cpucycles_measure(&cpucycles_table[i], d->persecond, 0, &results[i]);
   cpucycles_table_release_others(d->index, 0);
   for (i = 0; i < n; i++)
     printf("cpucycles tracesetup %d %s precision %lld scaling %f only32 0\n", i,
