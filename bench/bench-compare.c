@@ -26,7 +26,7 @@
 
 void bench_libcpucycles_deltas(void (*fn)(void *), void *arg, long long *d, int n);
 
-/* seeds/004's loop: l iterations of a decrement and a branch. */
+/* The loop benchmark: l iterations of a decrement and a branch. */
 static void loop(void *arg)
 {
   long l = *(long *)arg;

@@ -38,7 +38,8 @@ all="x86-64 x86-64-qemu64 i686 aarch64 aarch64-norunner armhf riscv64 riscv32-ba
 targets=${*:-$all}
 
 # target -> "triplet qemu expected-choice" ("-" = native, no emulator).
-# The expected choices are libcpucycles' under qemu-user 7.2 (issue 3).
+# The expected choices are what libcpucycles itself chooses under qemu-user
+# 7.2 on each target (its rule on the same emulated counters).
 target_info() {
   case $1 in
     x86-64) echo "- - amd64-tsc" ;;

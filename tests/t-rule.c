@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* t-rule - libcpucycles' selection rule (seeds/000), pinned: each kind's
+/* t-rule - libcpucycles' selection rule, pinned: each kind's
  * penalty, scaling and unit (cpucycles_unit()'s, too); choices between synthetic counters whose
  * steps are known (a counter that moves s ticks a read has precision s
  * plus its kind's penalty); and the README's counters table, whose "kind
@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- the table, as seed 000 states it ---- */
+/* ---- the table, as libcpucycles states it: each kind's penalty (added
+ * to a counter's measured precision), whether its ticks are scaled to
+ * cycles, and what its counts are ---- */
 static void kinds(void)
 {
   static const struct {
@@ -23,25 +25,25 @@ static void kinds(void)
     const char *name;
     long long penalty;
     int scaled, unit, counts_time;
-  } seed[] = {
+  } rule[] = {
       {CPUCYCLES_KIND_ONCORE, "on-core", 0, 0, CPUCYCLES_UNIT_CORE_CYCLES, 0},
       {CPUCYCLES_KIND_OFFCORE, "off-core", 100, 0, CPUCYCLES_UNIT_CONSTANT_RATE, 1},
       {CPUCYCLES_KIND_SCALED, "off-core scaled", 100, 1, CPUCYCLES_UNIT_CONSTANT_RATE, 1},
       {CPUCYCLES_KIND_SYSCALL, "system call", 100, 0, CPUCYCLES_UNIT_CORE_CYCLES, 0},
       {CPUCYCLES_KIND_OSCLOCK, "OS clock", 200, 1, CPUCYCLES_UNIT_OS_CLOCK, 1},
       {CPUCYCLES_KIND_NONE, "none", 0, 0, CPUCYCLES_UNIT_NONE, 0}};
-  int i, n = (int)(sizeof seed / sizeof seed[0]), wrong = 0;
+  int i, n = (int)(sizeof rule / sizeof rule[0]), wrong = 0;
   for (i = 0; i < n; i++) {
-    int k = seed[i].kind;
-    if (cpucycles_kind_penalty(k) != seed[i].penalty || strcmp(cpucycles_kind_name(k), seed[i].name) ||
-        cpucycles_kind_scaled(k) != seed[i].scaled || cpucycles_unit_of_kind(k) != seed[i].unit ||
-        cpucycles_kind_counts_time(k) != seed[i].counts_time) {
-      tap_diag("%s: penalty %lld scaled %d unit %d time %d", seed[i].name, cpucycles_kind_penalty(k),
+    int k = rule[i].kind;
+    if (cpucycles_kind_penalty(k) != rule[i].penalty || strcmp(cpucycles_kind_name(k), rule[i].name) ||
+        cpucycles_kind_scaled(k) != rule[i].scaled || cpucycles_unit_of_kind(k) != rule[i].unit ||
+        cpucycles_kind_counts_time(k) != rule[i].counts_time) {
+      tap_diag("%s: penalty %lld scaled %d unit %d time %d", rule[i].name, cpucycles_kind_penalty(k),
                cpucycles_kind_scaled(k), cpucycles_unit_of_kind(k), cpucycles_kind_counts_time(k));
       wrong++;
     }
   }
-  tap_ok(wrong == 0, "each kind's penalty, scaling and unit as seed 000 says (%d wrong)", wrong);
+  tap_ok(wrong == 0, "each kind's penalty, scaling and unit as libcpucycles' rule says (%d wrong)", wrong);
 }
 
 /* ---- choices on synthetic counters ---- */

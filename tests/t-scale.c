@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* t-scale - which scaled counters are kept, and with which cycles per tick
- * (cpucycles_scale_for, seeds/000 and libcpucycles): a rate the OS states
+ * (cpucycles_scale_for, libcpucycles' rule): a rate the OS states
  * must be confirmed by timing; a rate found by timing must make the CPU
  * frequency a steady multiple k/2^j of it; OS clocks are always kept.
  * Rates that must pass and rates that must not, first on made-up timings

@@ -60,7 +60,7 @@ static long long plain_end(unsigned long long *cpu)
 #include <cpuid.h>
 
 /* The TSC, read so that the measured code cannot leak out of the bracket
- * (seeds/002, Intel SDM on RDTSC/RDTSCP).  RDTSCP waits until every
+ * (Intel's SDM on RDTSC and RDTSCP).  RDTSCP waits until every
  * earlier instruction has executed before it reads, so the end read
  * comes after all of fn; but later instructions may start before it, so
  * an LFENCE follows, and fn cannot start before the start read.  (On
@@ -194,7 +194,7 @@ static int file_starts(const char *sysfs, const char *file, const char *text)
          strncmp(buf, text, strlen(text)) == 0;
 }
 
-/* seeds/004: an off-core counter counts time, so a cycle count in its
+/* An off-core counter counts time, so a cycle count in its
  * units is only as steady as the CPU's frequency.  It is held when the
  * governor is "performance" or the minimum is the maximum, with turbo
  * off (intel_pstate's no_turbo, or cpufreq's boost), and the CPU is at

@@ -19,8 +19,8 @@ struct cpucycles_bench_clock {
 
 /* The harness's parts, shared by cpucycles_bench() and the comparison
  * (bench.c): the counter's step (0: it never moves), the cost of a
- * context-switch check, seeds/004's null overhead of a run of calls empty
- * calls (-1: every run disturbed), the calls per run for fn ("Tiny
+ * context-switch check, the null overhead (the median cost of a run of
+ * calls empty calls: the reads and the calls, which every run pays) (-1: every run disturbed), the calls per run for fn ("Tiny
  * functions" in cpucycles.h), and whether a run is too short to trust. */
 long long cpucycles_bench_precision(const struct cpucycles_bench_clock *c);
 long long cpucycles_bench_switch_cost(const struct cpucycles_bench_clock *c);
