@@ -28,7 +28,12 @@
 #ifndef CPUCYCLES_H
 #define CPUCYCLES_H
 
+/* The build's configuration and the chosen counter's inline read; with
+ * -DCPUCYCLES_NO_INLINE the header is declarations only (below), and
+ * includes nothing. */
+#if !defined(CPUCYCLES_NO_INLINE)
 #include "cpucycles-config.h"
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,11 +43,15 @@ extern "C" {
  * with -fvisibility=hidden, and every name it exports is declared with
  * this (here, in <cpucycles-bench.h>, and the core's private one in its
  * sources); tests/t-installed.sh holds the export lists to these
- * declarations. */
+ * declarations.  A program needs none of it: a binding generator whose
+ * parser knows no attributes (cffi's cdef()) may define it empty,
+ * -DCPUCYCLES_API= (the library itself never does). */
+#if !defined(CPUCYCLES_API)
 #if defined(__GNUC__) && __GNUC__ >= 4
 #define CPUCYCLES_API __attribute__((__visibility__("default")))
 #else
 #define CPUCYCLES_API
+#endif
 #endif
 
 /* The same count as cpucycles(), as a real function for callers that
@@ -82,9 +91,14 @@ CPUCYCLES_API const char *cpucycles_unit_name(void);
 /* With -DCPUCYCLES_NO_INLINE, libcpucycles' own declaration: cpucycles is
  * a pointer to the read, the data symbol both libraries export (ours
  * points it at the same count as cpucycles_function()).  For bindings made
- * from this header (bindgen, cffi on its preprocessed text) and for C
- * that takes &cpucycles: they bind the same symbol on either library.
- * Each count is then one indirect call. */
+ * from this header and for C that takes &cpucycles: they bind the same
+ * symbol on either library.  The header is then plain declarations, with
+ * no inline function, asm or included file: bindgen reads it as it is
+ * (cpucycles.unwrap()()), cffi's cdef() its text from
+ *   cc -E -P -DCPUCYCLES_NO_INLINE -DCPUCYCLES_API= cpucycles.h
+ * (tests/t-bindings.sh does both).  Each count is one indirect call; read
+ * the pointer at each call (libcpucycles' starts at its setup function,
+ * which replaces it on the first call). */
 CPUCYCLES_API extern long long (*cpucycles)(void);
 #else
 /* ABI, not API: what the inline read below refers to (do not use these
