@@ -61,9 +61,13 @@ fi
 
 # The libraries: ours, and libcpucycles' two stand-ins, each alone in a
 # directory as libcpucycles.so.1.
+# (A static build's programs carry ours in them: they run, the stand-ins
+# cannot replace it.)
 ours=$(cd "$top_builddir/.libs" 2>/dev/null && pwd)
-libs=
+libs="ours=$ours"
+shared=
 if [ -n "$ours" ] && [ -f "$ours/libcpucycles.so.1" ]; then
+  shared=yes
   standin() { # source directory
     mkdir -p "$scratch/$2" &&
       ${CC:-cc} ${CFLAGS:-} -shared -fPIC -Wl,-soname,libcpucycles.so.1 "$top_srcdir/tests/$1" \
@@ -71,7 +75,7 @@ if [ -n "$ours" ] && [ -f "$ours/libcpucycles.so.1" ]; then
   }
   check "libcpucycles' stand-ins build as libcpucycles.so.1 (tests/libcpucycles-standin.c, tests/libcpucycles-lazy.c)" \
     eval 'standin libcpucycles-standin.c standin && standin libcpucycles-lazy.c lazy'
-  libs="ours=$ours standin=$scratch/standin lazy=$scratch/lazy"
+  libs="$libs standin=$scratch/standin lazy=$scratch/lazy"
 else
   skip "libcpucycles' stand-ins build as libcpucycles.so.1" "no shared library in this build"
 fi
@@ -110,7 +114,7 @@ done
 
 # Where this host's python3 and rustc can load the build's library.
 foreign=
-if [ -z "$libs" ]; then
+if [ -z "$shared" ]; then
   foreign="no shared library in this build"
 elif [ -n "${CPUCYCLES_PROBE_RUNNER:-}" ]; then
   foreign="target programs run through $CPUCYCLES_PROBE_RUNNER"
