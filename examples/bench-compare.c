@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bench-compare.c - "is B faster than A?" with cpucycles_bench_compare().
  *
- *   cc bench-compare.c $(pkg-config --cflags --libs cpucycles-bench) -o bench-compare
+ *   cc -O2 bench-compare.c $(pkg-config --cflags --libs cpucycles-bench) -o bench-compare
  *
  * Timing A, then B, then comparing the two medians is at the mercy of
  * what the machine did in between.  cpucycles_bench_compare() runs A and

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bench-one.c - time a function with cpucycles_bench().
  *
- *   cc bench-one.c $(pkg-config --cflags --libs cpucycles-bench) -o bench-one
+ *   cc -O2 bench-one.c $(pkg-config --cflags --libs cpucycles-bench) -o bench-one
  *
  * cpucycles_bench() does what time-cpucycles.c does by hand, and more: it
  * warms up, fences the reads, subtracts what an empty call costs, batches

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // cpp-lambda.cc - cpucycles_bench() from C++, timing a lambda.
 //
-//   c++ -std=c++11 cpp-lambda.cc $(pkg-config --cflags --libs cpucycles-bench) -o cpp-lambda
+//   c++ -std=c++11 -O2 cpp-lambda.cc $(pkg-config --cflags --libs cpucycles-bench) -o cpp-lambda
 //
 // cpucycles_bench() takes a plain function, void (*)(void *), and the
 // void * it passes to it.  A lambda that captures is no such function, so

@@ -2,7 +2,7 @@
 /* save-json.c - measure a function and save the result as JSON, for a
  * later build to be checked against (gate.sh).
  *
- *   cc save-json.c $(pkg-config --cflags --libs cpucycles-bench) -o save-json
+ *   cc -O2 save-json.c $(pkg-config --cflags --libs cpucycles-bench) -o save-json
  *   ./save-json baseline.json        # on the old code, once
  *   ./save-json new.json             # on the new code
  *   sh gate.sh baseline.json new.json

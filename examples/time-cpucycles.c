@@ -2,7 +2,7 @@
 /* time-cpucycles.c - time a function with cpucycles(): the median of many
  * runs.
  *
- *   cc time-cpucycles.c $(pkg-config --cflags --libs cpucycles) -o time-cpucycles
+ *   cc -O2 time-cpucycles.c $(pkg-config --cflags --libs cpucycles) -o time-cpucycles
  *
  * One measurement is the function plus whatever the machine did at the
  * same moment (an interrupt, another program, a migration to another
