@@ -21,7 +21,7 @@ out=$(mktemp "${TMPDIR:-/tmp}/cpucycles-info.XXXXXX") || exit 1
 err=$out.err
 trap 'rm -f "$out" "$err" "$out.text"' EXIT
 
-echo "1..53"
+echo "1..55"
 if $info >"$out" 2>"$err" && grep -q '^cpucycles version ' "$out" && grep -q '^cpucycles implementation' "$out"; then
   ok "cpucycles-info prints its report and exits 0"
 else
@@ -87,6 +87,23 @@ else
 fi
 implementation=$(sed -n 's/^cpucycles implementation \([^ ]*\)$/\1/p' "$out")
 
+# ---- what the counts are: the unit line, the kind's (measure.c's rule),
+# at the frequency the persecond line gives ----
+kind=$(sed -n 's/^cpucycles implementation kind: //p' "$out")
+unit_line=$(sed -n 's/^cpucycles unit: //p' "$out")
+ghz=$(sed -n 's/^cpucycles persecond \([0-9]*\)$/\1/p' "$out" | awk '{ printf "%.3f", $1 / 1e9 }')
+case $kind in
+  on-core|"system call") want_unit="core cycles: the core's own cycles: work" ;;
+  off-core|"off-core scaled") want_unit="constant-rate cycles at $ghz GHz: time, not work" ;;
+  "OS clock") want_unit="OS clock cycles: an OS clock scaled to cycles: coarse" ;;
+  *) want_unit="none: no clock: every count is 0" ;;
+esac
+if [ "$(grep -c '^cpucycles unit: ' "$out")" -eq 1 ] && [ "$unit_line" = "$want_unit" ]; then
+  ok "the unit line, the $kind kind's: cpucycles unit: $unit_line"
+else
+  notok "the unit line for the $kind kind: want 'cpucycles unit: $want_unit'"; sed 's/^/# /' "$out" "$err"
+fi
+
 # ---- --json ----
 if command -v python3 >/dev/null 2>&1; then
   if $info --json >"$out" 2>"$err" &&
@@ -96,7 +113,7 @@ d = json.load(open(sys.argv[1]))
 want = ["version", "implementation", "implementation_kind", "persecond", "persecond_source",
         "persecond_ignored", "build_counters", "build_chose", "build_fingerprint",
         "host_fingerprint", "host_matches", "build_counter_verified", "verdict", "inline",
-        "runtime_counters", "deltas_median", "deltas_count"]
+        "runtime_counters", "deltas_median", "deltas_count", "unit", "unit_note"]
 missing = [k for k in want if k not in d]
 assert not missing, "missing %s" % missing
 # Its own choice, consistent with its own verdict: the build counter when
@@ -124,6 +141,29 @@ assert d["verdict"].startswith("inline ") == d["inline"], (d["verdict"], d["inli
   fi
 else
   ok "--json parses # SKIP no python3"
+fi
+# the unit in --json: the kind's, and the text's (both runs chose the same
+# counter, or the text's is not comparable)
+if command -v python3 >/dev/null 2>&1; then
+  if $info --json >"$out" 2>"$err" &&
+     python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+units = {"on-core": "core cycles", "system call": "core cycles", "off-core": "constant-rate cycles",
+         "off-core scaled": "constant-rate cycles", "OS clock": "OS clock cycles", "none": "none"}
+assert d["unit"] == units[d["implementation_kind"]], (d["unit"], d["implementation_kind"])
+assert isinstance(d["unit_note"], str) and d["unit_note"], d["unit_note"]
+if d["implementation"] == sys.argv[2]:
+    text = sys.argv[3]
+    assert text.startswith(d["unit"] + (" at " if d["unit"] == "constant-rate cycles" else ": ")), (text, d["unit"])
+    assert text.endswith(": " + d["unit_note"]), (text, d["unit_note"])
+' "$out" "$implementation" "$unit_line" 2>"$err"; then
+    ok "--json's unit and unit_note: the kind's, and the text's ($(sed -n 's/^  "unit": \(.*\),$/\1/p' "$out"))"
+  else
+    notok "--json's unit and unit_note"; sed 's/^/# /' "$out" "$err"
+  fi
+else
+  ok "--json's unit # SKIP no python3"
 fi
 
 # ---- --check ----

@@ -166,6 +166,18 @@ static int inline_used(const struct cpucycles_decision *d)
 #endif
 }
 
+/* What the counts are, for people: cpucycles_unit_name() says the unit,
+ * this what it means for a measurement. */
+static const char *unit_note(int unit)
+{
+  switch (unit) {
+  case CPUCYCLES_UNIT_CORE_CYCLES: return "the core's own cycles: work";
+  case CPUCYCLES_UNIT_CONSTANT_RATE: return "time, not work";
+  case CPUCYCLES_UNIT_OS_CLOCK: return "an OS clock scaled to cycles: coarse";
+  default: return "no clock: every count is 0";
+  }
+}
+
 static int report_text(const struct cpucycles_decision *d)
 {
   long long deltas[DELTAS], median;
@@ -193,6 +205,10 @@ static int report_text(const struct cpucycles_decision *d)
   printf("cpucycles implementation %s\n", cpucycles_implementation());
   printf("cpucycles implementation kind: %s\n",
          cpucycles_kind_name(cpucycles_table[d->index].kind));
+  printf("cpucycles unit: %s", cpucycles_unit_name());
+  if (cpucycles_unit() == CPUCYCLES_UNIT_CONSTANT_RATE)
+    printf(" at %.3f GHz", (double)cpucycles_persecond() / 1e9);
+  printf(": %s\n", unit_note(cpucycles_unit()));
   printf("cpucycles persecond %lld\n", cpucycles_persecond());
   printf("cpucycles persecond source: %s\n", d->persecond_report.source);
   if (d->persecond_report.problems[0])
@@ -302,6 +318,8 @@ static int report_json(const struct cpucycles_decision *d)
   json_key("runtime_counters", 0), json_runtime_table(d);
   json_key("deltas_median", 0), printf("%lld", median);
   json_key("deltas_count", 0), printf("%d", DELTAS);
+  json_key("unit", 0), json_string(cpucycles_unit_name());
+  json_key("unit_note", 0), json_string(unit_note(cpucycles_unit()));
   fputs("\n}\n", stdout);
   return finish(0);
 }
