@@ -21,7 +21,7 @@ out=$(mktemp "${TMPDIR:-/tmp}/cpucycles-info.XXXXXX") || exit 1
 err=$out.err
 trap 'rm -f "$out" "$err" "$out.text"' EXIT
 
-echo "1..55"
+echo "1..57"
 if $info >"$out" 2>"$err" && grep -q '^cpucycles version ' "$out" && grep -q '^cpucycles implementation' "$out"; then
   ok "cpucycles-info prints its report and exits 0"
 else
@@ -87,6 +87,21 @@ else
 fi
 implementation=$(sed -n 's/^cpucycles implementation \([^ ]*\)$/\1/p' "$out")
 
+# ---- three figures in cycles, each labelled: the tables' score (step plus
+# penalty), a read's cost (the deltas' median), the step (the smallest
+# nonzero delta, of the same reads: at most their median) ----
+median=$(sed -n "s/^cpucycles deltas: .* median \([0-9-]*\) of 1000: a read's cost\$/\1/p" "$out")
+step=$(sed -n "s/^cpucycles step: \([0-9]*\): the smallest nonzero delta, the counter's resolution\$/\1/p" "$out")
+if grep -q "^cpucycles build counters (.*score = step + the kind's penalty, the smallest chosen):\$" "$out" &&
+   ! grep -q '^  .* yes  precision ' "$out" && grep -Eq '^  [^ ]+ +yes  score [0-9]+, ' "$out" &&
+   [ -n "$median" ] &&
+   { { [ -n "$step" ] && [ "$step" -gt 0 ] && { [ "$median" -le 0 ] || [ "$step" -le "$median" ]; }; } ||
+     grep -qx 'cpucycles step: none: the counter did not move in 1000 reads' "$out"; }; then
+  ok "the tables' score, a read's cost ($median) and the step (${step:-none}) are labelled apart"
+else
+  notok "the tables' score, a read's cost and the step, labelled apart"; sed 's/^/# /' "$out" "$err"
+fi
+
 # ---- what the counts are: the unit line, the kind's (measure.c's rule),
 # at the frequency the persecond line gives ----
 kind=$(sed -n 's/^cpucycles implementation kind: //p' "$out")
@@ -113,7 +128,7 @@ d = json.load(open(sys.argv[1]))
 want = ["version", "implementation", "implementation_kind", "persecond", "persecond_source",
         "persecond_ignored", "build_counters", "build_chose", "build_fingerprint",
         "host_fingerprint", "host_matches", "build_counter_verified", "verdict", "inline",
-        "runtime_counters", "deltas_median", "deltas_count", "unit", "unit_note"]
+        "runtime_counters", "deltas_median", "deltas_count", "unit", "unit_note", "step"]
 missing = [k for k in want if k not in d]
 assert not missing, "missing %s" % missing
 # Its own choice, consistent with its own verdict: the build counter when
@@ -141,6 +156,23 @@ assert d["verdict"].startswith("inline ") == d["inline"], (d["verdict"], d["inli
   fi
 else
   ok "--json parses # SKIP no python3"
+fi
+# the step in --json: the smallest nonzero delta, at most their median
+if command -v python3 >/dev/null 2>&1; then
+  if $info --json >"$out" 2>"$err" &&
+     python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+step, median = d["step"], d["deltas_median"]
+assert step is None or (isinstance(step, int) and step > 0), step
+assert step is None or median <= 0 or step <= median, (step, median)
+' "$out" 2>"$err"; then
+    ok "--json's step ($(sed -n 's/^  "step": //p' "$out")) is a step: at most deltas_median"
+  else
+    notok "--json's step"; sed 's/^/# /' "$out" "$err"
+  fi
+else
+  ok "--json's step # SKIP no python3"
 fi
 # the unit in --json: the kind's, and the text's (both runs chose the same
 # counter, or the text's is not comparable)

@@ -73,6 +73,9 @@ static int find_library(void)
 
 #define DELTAS 1000
 #define DELTAS_SHOWN 16
+/* What the tables' figure is: libcpucycles' "precision" (its
+ * tracesetup's word, and the verdict's), which is not the step below. */
+#define SCORE "score = step + the kind's penalty, the smallest chosen"
 
 static const char usage[] =
     "usage: cpucycles-info [--json | --check | --help | --version]\n"
@@ -100,14 +103,17 @@ static int compare_ll(const void *a, const void *b)
 }
 
 /* Back-to-back cpucycles() differences: fills deltas[0..DELTAS-1] in read
- * order and returns their median. */
-static long long measure_deltas(long long *deltas)
+ * order and returns their median, a read's cost; *step gets the smallest
+ * nonzero one, the counter's step (0: it never moved). */
+static long long measure_deltas(long long *deltas, long long *step)
 {
   long long t[DELTAS + 1], sorted[DELTAS];
   int i;
   for (i = 0; i <= DELTAS; i++) t[i] = cpucycles();
   for (i = 0; i < DELTAS; i++) sorted[i] = deltas[i] = t[i + 1] - t[i];
   qsort(sorted, DELTAS, sizeof sorted[0], compare_ll);
+  for (*step = 0, i = 0; i < DELTAS && !*step; i++)
+    if (sorted[i] > 0) *step = sorted[i];
   return sorted[DELTAS / 2];
 }
 
@@ -126,7 +132,7 @@ static int finish(int status)
 static void print_result(const char *name, const struct cpucycles_result *r, int kind)
 {
   if (r->available)
-    printf("  %-26s yes  precision %lld, %s\n", name, r->precision, cpucycles_kind_name(kind));
+    printf("  %-26s yes  score %lld, %s\n", name, r->precision, cpucycles_kind_name(kind));
   else
     printf("  %-26s no   (%s)\n", name, r->reason ? r->reason : "unavailable");
 }
@@ -135,7 +141,7 @@ static void print_build_table(void)
 {
 #define X(name, available, precision, hz, kind, reason)                                  \
   if ((available) == 1)                                                                  \
-    printf("  %-26s yes  precision %d, %.0f MHz, %s\n", name, precision, (hz) / 1e6,     \
+    printf("  %-26s yes  score %d, %.0f MHz, %s\n", name, precision, (hz) / 1e6,         \
            cpucycles_kind_name(kind));                                                   \
   else                                                                                   \
     printf("  %-26s %s  (%s)\n", name, (available) == 0 ? "no " : "?  ", reason);
@@ -180,14 +186,14 @@ static const char *unit_note(int unit)
 
 static int report_text(const struct cpucycles_decision *d)
 {
-  long long deltas[DELTAS], median;
+  long long deltas[DELTAS], median, step;
   int i;
 
   /* libcpucycles' lines, in its exact form: "cpucycles version V",
    * "cpucycles implementation NAME", "cpucycles persecond N".  Ours have
    * other shapes (a colon after a word, or more words before it). */
   printf("cpucycles version %s\n", cpucycles_version());
-  printf("cpucycles build counters (measured by configure on the build host):\n");
+  printf("cpucycles build counters (measured by configure on the build host; %s):\n", SCORE);
   print_build_table();
   if (CPUCYCLES_CHOSEN[0])
     printf("cpucycles build chose %s%s\n", CPUCYCLES_CHOSEN, build_path());
@@ -198,7 +204,7 @@ static int report_text(const struct cpucycles_decision *d)
          d->host_matches ? "matches the build host" : "differs from the build host");
   printf("cpucycles verdict: %s\n", d->why);
   if (d->reselected) {
-    printf("cpucycles run-time counters (measured now):\n");
+    printf("cpucycles run-time counters (measured now; %s):\n", SCORE);
     for (i = 0; i < cpucycles_table_size && i < CPUCYCLES_MAX_COUNTERS; i++)
       print_result(cpucycles_table[i].name, &d->results[i], cpucycles_table[i].kind);
   }
@@ -214,10 +220,14 @@ static int report_text(const struct cpucycles_decision *d)
   if (d->persecond_report.problems[0])
     printf("cpucycles persecond ignored: %s\n", d->persecond_report.problems);
 
-  median = measure_deltas(deltas);
+  median = measure_deltas(deltas, &step);
   printf("cpucycles deltas:");
   for (i = 0; i < DELTAS_SHOWN; i++) printf(" %lld", deltas[i]);
-  printf(" ... median %lld of %d\n", median, DELTAS);
+  printf(" ... median %lld of %d: a read's cost\n", median, DELTAS);
+  if (step)
+    printf("cpucycles step: %lld: the smallest nonzero delta, the counter's resolution\n", step);
+  else
+    printf("cpucycles step: none: the counter did not move in %d reads\n", DELTAS);
   return finish(0);
 }
 
@@ -298,7 +308,7 @@ static int report_json(const struct cpucycles_decision *d)
   long long deltas[DELTAS];
   long long persecond = cpucycles_persecond();
   const char *implementation = cpucycles_implementation();
-  long long median = measure_deltas(deltas);
+  long long step, median = measure_deltas(deltas, &step);
 
   json_key("version", 1), json_string(cpucycles_version());
   json_key("implementation", 0), json_string(implementation);
@@ -320,6 +330,9 @@ static int report_json(const struct cpucycles_decision *d)
   json_key("deltas_count", 0), printf("%d", DELTAS);
   json_key("unit", 0), json_string(cpucycles_unit_name());
   json_key("unit_note", 0), json_string(unit_note(cpucycles_unit()));
+  json_key("step", 0);
+  if (step) printf("%lld", step);
+  else fputs("null", stdout);
   fputs("\n}\n", stdout);
   return finish(0);
 }
