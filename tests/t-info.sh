@@ -3,9 +3,11 @@
 # t-info - cpucycles-info as scripts use it: exit 0 with its report, a bad
 # frequency variable reported and ignored, and a non-zero exit with a
 # message when its output cannot be written (a full disk, a closed stdout);
-# --help, --version and a bad command line; libcpucycles' line forms,
-# exactly; --json well-formed (checked with python3 when there is one) with
-# its fields; --check 0 on the build host, 1 or 2 on a CPU that differs
+# --help (naming the installed man pages), --version and a bad command
+# line; libcpucycles' line forms, exactly; the three figures in cycles
+# labelled apart (score, a read's cost, step); the unit line, the counter
+# kind's, and --json's unit the same; --json well-formed (checked with
+# python3 when there is one) with its fields; --check 0 on the build host, 1 or 2 on a CPU that differs
 # (qemu-x86_64 -cpu qemu64, on x86-64 native builds).
 # Needs top_builddir (from AM_TESTS_ENVIRONMENT); runs through the probe
 # runner when there is one.
@@ -21,7 +23,7 @@ out=$(mktemp "${TMPDIR:-/tmp}/cpucycles-info.XXXXXX") || exit 1
 err=$out.err
 trap 'rm -f "$out" "$err" "$out.text"' EXIT
 
-echo "1..57"
+echo "1..58"
 if $info >"$out" 2>"$err" && grep -q '^cpucycles version ' "$out" && grep -q '^cpucycles implementation' "$out"; then
   ok "cpucycles-info prints its report and exits 0"
 else
@@ -60,6 +62,14 @@ if [ "$status" -eq 0 ] && head -n 1 "$out" | grep -q '^usage: cpucycles-info ' &
   ok "--help: usage on stdout, exit 0"
 else
   notok "--help: exit $status"; sed 's/^/# /' "$out" "$err"
+fi
+# --help sends the reader to what is installed: the man pages, not
+# README.md or doc/ (which make install does not install)
+if grep -q 'cpucycles-info(1)' "$out" && grep -q 'cpucycles(3)' "$out" && grep -q 'cpucycles_bench(3)' "$out" &&
+   ! grep -qi 'readme\|\.md\b' "$out"; then
+  ok "--help names the installed pages: $(grep -o 'cpucycles[a-z_-]*([13])' "$out" | sort -u | tr '\n' ' ')"
+else
+  notok "--help names cpucycles-info(1), cpucycles(3) and cpucycles_bench(3), and no README"; sed 's/^/# /' "$out"
 fi
 version=$($info | sed -n 's/^cpucycles version //p')
 $info --version >"$out" 2>"$err"; status=$?

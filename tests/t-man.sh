@@ -5,7 +5,8 @@
 # without either (Debian: apt-get install groff-base).  Then the pages
 # against what they document: cpucycles(3) names every function
 # <cpucycles.h> declares and no other, cpucycles-info(1) every option its
-# usage text has and no other, and its exit codes 0, 1 and 2; and every
+# usage text has and no other, every line of its report, its --json
+# members in their order, and its exit codes 0, 1 and 2; and every
 # page's header carries the version cpucycles_version() returns; and
 # cpucycles_bench(3) names every function <cpucycles-bench.h> declares.  The
 # pages are made by configure from doc/*.in (version and date).
@@ -15,7 +16,7 @@ builddir=${top_builddir:-.}
 pages="doc/cpucycles.3 doc/cpucycles_bench.3 doc/cpucycles-info.1 doc/cpucycles-open.1"
 all_pages=$pages
 set -- $pages
-echo "1..$(($# + 5))"
+echo "1..$(($# + 7))"
 . "$srcdir/tests/tap.sh"
 if command -v groff >/dev/null 2>&1; then
   lint() { groff -ww -man -z "$1" 2>&1; }; tool="groff -ww -man -z"
@@ -64,6 +65,36 @@ if [ -n "$usage" ] && [ "$usage" = "$documented" ]; then
 else
   notok "cpucycles-info(1)'s OPTIONS and its usage differ"
   echo "# usage:      $usage"; echo "# documented: $documented"
+fi
+# cpucycles-info(1) against the program's output: its DESCRIPTION names
+# every line of the report (each line's first words, up to two, before its
+# value: "cpucycles unit", "cpucycles persecond source"), and its JSON
+# OUTPUT lists --json's members, in their order.
+info="$builddir/libtool --mode=execute ${CPUCYCLES_PROBE_RUNNER:-} $builddir/cpucycles-info"
+description=$(sed -n '/^\.SH DESCRIPTION/,/^\.SH OPTIONS/p' "$builddir/doc/cpucycles-info.1")
+keys=$($info 2>/dev/null | awk '/^cpucycles / {
+    key = "cpucycles"; n = 0
+    for (i = 2; i <= NF && n < 2; i++) {
+      w = $i; ended = sub(/[:(].*$/, "", w)
+      if (w !~ /^[a-z-]+$/) break
+      key = key " " w; n++
+      if (ended) break
+    }
+    print key }' | sort -u)
+undocumented=$(printf '%s\n' "$keys" | while read -r key; do
+  printf '%s\n' "$description" | grep -qF "$key" || printf '%s; ' "$key"; done)
+if [ -n "$keys" ] && [ -z "$undocumented" ]; then
+  ok "cpucycles-info(1) names every line of the report: $(printf '%s\n' "$keys" | sed 's/^cpucycles //' | tr '\n' ',' | sed 's/,$//')"
+else
+  notok "cpucycles-info(1)'s DESCRIPTION does not name: ${undocumented:-(no report)}"
+fi
+members=$($info --json 2>/dev/null | sed -n 's/^  "\([a-z_]*\)": .*/\1/p' | tr '\n' ' ')
+listed=$(sed -n '/^\.SH JSON OUTPUT/,/^\.SH/p' "$builddir/doc/cpucycles-info.1" | sed -n 's/^\.BR \([a-z_]*\) " (.*)"$/\1/p' | tr '\n' ' ')
+if [ -n "$members" ] && [ "$members" = "$listed" ]; then
+  ok "cpucycles-info(1)'s JSON OUTPUT lists --json's members, in order"
+else
+  notok "cpucycles-info(1)'s JSON OUTPUT and --json's members differ"
+  echo "# --json: $members"; echo "# listed: $listed"
 fi
 status_text=$(sed -n '/^\.SH EXIT STATUS/,/^\.SH/p' "$builddir/doc/cpucycles-info.1")
 if echo "$status_text" | grep -q '0' && echo "$status_text" | grep -q '1' && echo "$status_text" | grep -q '2'; then

@@ -81,8 +81,8 @@ static const char usage[] =
     "usage: cpucycles-info [--json | --check | --help | --version]\n"
     "       cpucycles-info --compare OLD.json NEW.json [--tolerance PERCENT]\n"
     "  (no option)  report the build's counters, this host's verdict, the\n"
-    "               frequency and the cost of a read\n"
-    "  --json       the same facts as one JSON object (see README.md)\n"
+    "               unit, the frequency, a read's cost and the counter's step\n"
+    "  --json       the same facts as one JSON object\n"
     "  --check      exit 0 when the build's inline counter is verified on\n"
     "               this host (with no build counter, as in a portable build:\n"
     "               when the best cycle counter here is used), 1 when another\n"
@@ -94,7 +94,9 @@ static const char usage[] =
     "               (default 5%: runs in two processes vary by a few percent),\n"
     "               2 when a file cannot be read or is not such a result\n"
     "  --help       this text\n"
-    "  --version    the version\n";
+    "  --version    the version\n"
+    "Each line and JSON member: cpucycles-info(1).  The counter library:\n"
+    "cpucycles(3); the harness, whose results --compare reads: cpucycles_bench(3).\n";
 
 static int compare_ll(const void *a, const void *b)
 {
