@@ -135,8 +135,10 @@ declared() { # file...: the names declared with CPUCYCLES_API
   grep -ho '^CPUCYCLES_API[^(;]*[ *(]*cpucycles[a-z_0-9]*' "$@" | grep -o 'cpucycles[a-z_0-9]*$' |
     sort -u | tr '\n' ' ' | sed 's/ $//'
 }
-exports() { # library
-  $NM -D --defined-only "$1" | awk '$2 ~ /^[A-Z]$/ { print $3 }' | sort | tr '\n' ' ' | sed 's/ $//'
+exports() { # library: its defined dynamic symbols, less the C runtime's
+  # _init and _fini (musl's crti.o leaves them global; glibc's hides them)
+  $NM -D --defined-only "$1" | awk '$2 ~ /^[A-Z]$/ && $3 != "_init" && $3 != "_fini" { print $3 }' |
+    sort | tr '\n' ' ' | sed 's/ $//'
 }
 NM=${NM:-nm}
 core_api=$(declared "$top_srcdir/include/cpucycles.h" "$top_srcdir/src/private.h")

@@ -39,9 +39,14 @@
  * runs with (cpucycles_private()->info: src/private.h, src/core/info-abi.h),
  * not from a copy linked into it: main() fills abi, or stops.  Weak, so
  * that a libcpucycles.so.1 without it (djb's libcpucycles, under the same
- * soname) gets a message, not a loader error. */
+ * soname) gets a message, not a loader error.  The extensions it calls
+ * once find_library() has found this project's library are weak for the
+ * same reason: musl's loader binds every symbol at load time, so a strong
+ * reference to one libcpucycles lacks stops the program before main(). */
 #if defined(__GNUC__) && defined(__ELF__)
 #pragma weak cpucycles_private
+#pragma weak cpucycles_unit
+#pragma weak cpucycles_unit_name
 #endif
 static const struct cpucycles_info_abi *abi;
 #define cpucycles_decision() (abi->decision())
