@@ -14,6 +14,7 @@
  * different when the medians differ.  Not a test: `make bench`; the
  * statistics' own checks are in tests/t-compare.c, without a clock. */
 #include "cpucycles.h"
+#include "cpucycles-bench.h"
 #include "cpucycles/default-monotonic.h"
 #include "bench-deltas.h"
 #include <stdio.h>

@@ -15,6 +15,7 @@
  *                  iterations, l = 10^3..10^6: cycles per iteration,
  *                  spread, the harness's flags, and R^2 of a linear fit */
 #include "cpucycles.h"
+#include "cpucycles-bench.h"
 #include "cpucycles/default-monotonic.h"
 #include "decide.h"
 #include "table.h"
