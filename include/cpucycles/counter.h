@@ -65,6 +65,19 @@
 #define CPUCYCLES_ALWAYS_INLINE static inline
 #endif
 
+/* Code that runs once or rarely, never a read: the library's first-call
+ * decision, the frequency's sources, a counter's setup and release, the
+ * reports.  GCC and Clang optimize a cold function for size and keep it
+ * apart from the hot code (.text.unlikely), and take a call to it as
+ * unlikely; the reads stay as the user's flags compile them.  This is
+ * what keeps the library within its size budget (HACKING.md). */
+#if defined(__GNUC__) && \
+    (__GNUC__ > 4 || (__GNUC__ == 4 && __GNUC_MINOR__ >= 3) || defined(__clang__))
+#define CPUCYCLES_COLD __attribute__((__cold__))
+#else
+#define CPUCYCLES_COLD
+#endif
+
 /* The kind decides the penalty added to the measured precision and whether
  * the ticks are scaled to cycles (rules of libcpucycles' selection). */
 enum cpucycles_kind {

@@ -61,7 +61,7 @@ static long long scaled_read(void)
   return cpucycles_scale_ticks(dispatch_read(), dispatch_scale_q32);
 }
 
-void cpucycles_build_plan(struct cpucycles_plan *plan)
+CPUCYCLES_COLD void cpucycles_build_plan(struct cpucycles_plan *plan)
 {
   plan->build_counter = CPUCYCLES_BUILD_CHOICE ? cpucycles_table_find(CPUCYCLES_CHOSEN) : -1;
   plan->build_precision = CPUCYCLES_BUILD_PRECISION;
@@ -102,7 +102,7 @@ static void let_go_fork_locks(void);
  * In the parent, they are let go until that decision is made; in the
  * child, before our child handler runs (a program's own runs first), the
  * deciding thread is not there to finish: the decision starts again. */
-static void wait_while_forking(struct once *once)
+CPUCYCLES_COLD static void wait_while_forking(struct once *once)
 {
   int expected = DECIDING;
   if (getpid() != forking_from) {
@@ -123,14 +123,13 @@ static void wait_while_forking(struct once *once)
  * claim until the decision is published.  Returns 1 once it is made, 0 in
  * the thread making it (a handler for a synchronous signal, a seccomp
  * trap's SIGSYS, on top of it: such a signal cannot be blocked): then the
- * caller must not wait, and answers as if there were no counter yet. */
-static int run_once(struct once *once, void (*decide)(void))
+ * caller must not wait, and answers as if there were no counter yet.
+ * state is what run_once() loaded: not DECIDED. */
+CPUCYCLES_COLD static int run_once_slow(struct once *once, void (*decide)(void), int state)
 {
   struct cpucycles_signal_state saved;
-  int expected, cancel_state, saved_errno, state;
+  int expected, cancel_state, saved_errno;
 
-  state = __atomic_load_n(&once->state, __ATOMIC_ACQUIRE);
-  if (state == DECIDED) return 1;
   if (state == DECIDING && __atomic_load_n(&once->decider, __ATOMIC_ACQUIRE) == this_thread())
     return 0;
   saved_errno = errno;
@@ -157,8 +156,17 @@ static int run_once(struct once *once, void (*decide)(void))
   return 1;
 }
 
+/* Once decided, one load and a branch: what cpucycles_persecond() and
+ * the other public functions pay on every call after the first. */
+static inline int run_once(struct once *once, void (*decide)(void))
+{
+  int state = __atomic_load_n(&once->state, __ATOMIC_ACQUIRE);
+  if (state == DECIDED) return 1;
+  return run_once_slow(once, decide, state);
+}
+
 /* The decision itself. */
-static void decide_now(void)
+CPUCYCLES_COLD static void decide_now(void)
 {
   struct cpucycles_plan plan;
 
@@ -190,19 +198,19 @@ static int ensure_decided(void)
  * its own thread holds. */
 static __thread struct cpucycles_signal_state mask_before_fork;
 
-static void take_fork_locks(void)
+CPUCYCLES_COLD static void take_fork_locks(void)
 {
   cpucycles_guard_fork_prepare();
   cpucycles_table_fork_prepare();
 }
 
-static void let_go_fork_locks(void)
+CPUCYCLES_COLD static void let_go_fork_locks(void)
 {
   cpucycles_table_fork_parent();
   cpucycles_guard_fork_done();
 }
 
-static void before_fork(void)
+CPUCYCLES_COLD static void before_fork(void)
 {
   cpucycles_block_async_signals(&mask_before_fork);
   take_fork_locks();
@@ -210,7 +218,7 @@ static void before_fork(void)
   forking_here = 1;
 }
 
-static void after_fork_in_parent(void)
+CPUCYCLES_COLD static void after_fork_in_parent(void)
 {
   forking_here = 0;
   let_go_fork_locks();
@@ -221,7 +229,7 @@ static void after_fork_in_parent(void)
  * another thread had under way will never finish there, so the child
  * starts it again; and the counters' per-thread resources belonged to the
  * parent's threads. */
-static void after_fork_in_child(void)
+CPUCYCLES_COLD static void after_fork_in_child(void)
 {
   int state = __atomic_load_n(&decision_once.state, __ATOMIC_ACQUIRE);
   forking_here = 0;
@@ -233,14 +241,14 @@ static void after_fork_in_child(void)
   cpucycles_restore_signals(&mask_before_fork);
 }
 
-__attribute__((constructor)) static void register_fork_handler(void)
+CPUCYCLES_COLD __attribute__((constructor)) static void register_fork_handler(void)
 {
   pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 }
 
 /* dlclose() or exit: the chosen counter's descriptors and mappings go.  At
  * exit other threads may still be reading: they read zeros, not a hole. */
-__attribute__((destructor)) static void release_counters(void)
+CPUCYCLES_COLD __attribute__((destructor)) static void release_counters(void)
 {
   if (__atomic_load_n(&decision_once.state, __ATOMIC_ACQUIRE) == DECIDED)
     cpucycles_table_release_others(-1, 1);
@@ -248,7 +256,7 @@ __attribute__((destructor)) static void release_counters(void)
 
 /* The frequency, on first need (the verified path of a bare TSC or cycle
  * register leaves it out of the first call), once, as the decision. */
-static void decide_persecond_now(void)
+CPUCYCLES_COLD static void decide_persecond_now(void)
 {
   struct cpucycles_plan plan;
   cpucycles_build_plan(&plan);
@@ -336,8 +344,14 @@ static const struct cpucycles_info_abi info_abi = {
     &cpucycles_table_size, cpucycles_kind_name,               cpucycles_kind_is_cycle_counter,
     cpucycles_choose};
 
-static const char *persecond_source(void) { return cpucycles_decision()->persecond_report.source; }
-static const char *host_fingerprint(void) { return cpucycles_decision()->host_fingerprint; }
+CPUCYCLES_COLD static const char *persecond_source(void)
+{
+  return cpucycles_decision()->persecond_report.source;
+}
+CPUCYCLES_COLD static const char *host_fingerprint(void)
+{
+  return cpucycles_decision()->host_fingerprint;
+}
 
 static const struct cpucycles_private private_interface = {
     CPUCYCLES_PRIVATE_INTERFACE, sizeof(struct cpucycles_private), CPUCYCLES_VERSION,

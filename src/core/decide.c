@@ -30,13 +30,14 @@
  * counter or an OS clock (its scale), or a counter with state (the perf
  * counters' per-thread fallback).  A bare TSC or cycle register does not:
  * its frequency is resolved later, on the first cpucycles_persecond(). */
-static int needs_persecond(const struct cpucycles_counter *c)
+CPUCYCLES_COLD static int needs_persecond(const struct cpucycles_counter *c)
 {
   return c->release || (c->kind != CPUCYCLES_KIND_ONCORE && c->kind != CPUCYCLES_KIND_OFFCORE);
 }
 
-void cpucycles_decide_persecond(const struct cpucycles_plan *plan, const char *etc_path,
-                                const char *env_value, struct cpucycles_decision *d)
+CPUCYCLES_COLD void cpucycles_decide_persecond(const struct cpucycles_plan *plan,
+                                               const char *etc_path, const char *env_value,
+                                               struct cpucycles_decision *d)
 {
   if (d->persecond_resolved) return;
   d->persecond = cpucycles_persecond_resolve(etc_path, env_value,
@@ -46,9 +47,9 @@ void cpucycles_decide_persecond(const struct cpucycles_plan *plan, const char *e
 }
 
 /* Why the configure-time counter may not be used here, or 0 if it may. */
-static const char *verify_build_counter(const struct cpucycles_counter *table, int n,
-                                const struct cpucycles_plan *plan,
-                                struct cpucycles_decision *d)
+CPUCYCLES_COLD static const char *verify_build_counter(const struct cpucycles_counter *table, int n,
+                                                       const struct cpucycles_plan *plan,
+                                                       struct cpucycles_decision *d)
 {
   const struct cpucycles_counter *c;
   struct cpucycles_result *r = &d->build_check;
@@ -86,9 +87,9 @@ static const char *verify_build_counter(const struct cpucycles_counter *table, i
   return 0;
 }
 
-void cpucycles_decide(const struct cpucycles_counter *table, int n,
-                      const struct cpucycles_plan *plan, const char *etc_path,
-                      const char *env_value, struct cpucycles_decision *d)
+CPUCYCLES_COLD void cpucycles_decide(const struct cpucycles_counter *table, int n,
+                                     const struct cpucycles_plan *plan, const char *etc_path,
+                                     const char *env_value, struct cpucycles_decision *d)
 {
   const char *refused;
   char reason[sizeof d->why - 32];

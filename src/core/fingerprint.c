@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* fingerprint.c - see fingerprint.h. */
 #include "fingerprint.h"
+#include "cpucycles/counter.h"
 #include "text.h"
 #include "counter-setup.h"
 #include "readfile.h"
@@ -21,7 +22,7 @@
  * glibc has cached the leaves at start-up (2.33 and later,
  * <sys/platform/x86.h>) they are taken from there: leaf 1, 0x80000001 and
  * 0x80000007 are among them; an unknown leaf reads as zeros. */
-static void x86_leaf(unsigned int leaf, unsigned int r[4])
+CPUCYCLES_COLD static void x86_leaf(unsigned int leaf, unsigned int r[4])
 {
 #if defined(CPUCYCLES_GLIBC_CPUID)
   const struct cpuid_feature *f = __x86_get_cpuid_feature_leaf(
@@ -39,7 +40,7 @@ static void x86_leaf(unsigned int leaf, unsigned int r[4])
  * (which tell vendors and models apart, and change when a VM moves to
  * another host), and the bits the counters depend on.  Built without stdio
  * (text.h): the first call may be in a handler. */
-static void x86_fingerprint(char *buf, size_t len)
+CPUCYCLES_COLD static void x86_fingerprint(char *buf, size_t len)
 {
   static const char *const names[] = {"x86 family ", " model ", " stepping ", " features ", ":",
                                       " tsc=", " rdtscp=", " invariant_tsc="};
@@ -75,7 +76,8 @@ static void x86_fingerprint(char *buf, size_t len)
  * "cpu model", "uarch", "cpu", "CPU part" or "CPU implementer" line, into
  * buf (cut to len - 1 bytes).  Returns 1 when it is one, with a value.
  * (Compiled on x86 too for the fuzzer, tests/fuzz/fuzz-cpuinfo.c.) */
-static int cpucycles_fingerprint_cpuinfo_line(const char *line, char *buf, size_t len)
+CPUCYCLES_COLD static int cpucycles_fingerprint_cpuinfo_line(const char *line, char *buf,
+                                                             size_t len)
 {
   static const char *const keys[] = {"model name", "cpu model", "uarch", "cpu", "CPU part",
                                      "CPU implementer"};
@@ -97,7 +99,8 @@ struct cpucycles_fingerprint_identity {
   size_t len;
 };
 
-static int cpucycles_fingerprint_identity_line(void *ctx, const char *line, size_t len)
+CPUCYCLES_COLD static int cpucycles_fingerprint_identity_line(void *ctx, const char *line,
+                                                              size_t len)
 {
   struct cpucycles_fingerprint_identity *id = (struct cpucycles_fingerprint_identity *)ctx;
   (void)len;
@@ -106,7 +109,7 @@ static int cpucycles_fingerprint_identity_line(void *ctx, const char *line, size
 
 /* The first identity line of /proc/cpuinfo, or "".  Read with open/read
  * (readfile.h): the first call runs this, and must be async-signal-safe. */
-static void cpucycles_fingerprint_cpuinfo(char *buf, size_t len)
+CPUCYCLES_COLD static void cpucycles_fingerprint_cpuinfo(char *buf, size_t len)
 {
   char chunk[512];
   struct cpucycles_fingerprint_identity id;
@@ -118,7 +121,7 @@ static void cpucycles_fingerprint_cpuinfo(char *buf, size_t len)
 }
 #endif
 
-void cpucycles_fingerprint(char *buf, size_t len)
+CPUCYCLES_COLD void cpucycles_fingerprint(char *buf, size_t len)
 {
 #if defined(__x86_64__) || defined(__i386__)
   x86_fingerprint(buf, len);

@@ -13,6 +13,7 @@
  *   - on the way out, an action that another thread installed meanwhile is
  *     put back, never overwritten with the one we saved. */
 #include "guard.h"
+#include "cpucycles/counter.h"
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -43,7 +44,7 @@ static __thread int cpucycles_async_blocked;
  * synchronous signal that is blocked and already pending (sent to a
  * thread that reads its signals with signalfd, say) stays blocked:
  * unblocked, its default action could kill the process. */
-static void cpucycles_guard_mask(const sigset_t *caller, sigset_t *mask)
+CPUCYCLES_COLD static void cpucycles_guard_mask(const sigset_t *caller, sigset_t *mask)
 {
   sigset_t pending;
   size_t i;
@@ -56,7 +57,7 @@ static void cpucycles_guard_mask(const sigset_t *caller, sigset_t *mask)
   }
 }
 
-void cpucycles_block_async_signals(struct cpucycles_signal_state *saved)
+CPUCYCLES_COLD void cpucycles_block_async_signals(struct cpucycles_signal_state *saved)
 {
   sigset_t mask;
   sigemptyset(&saved->mask);
@@ -69,7 +70,7 @@ void cpucycles_block_async_signals(struct cpucycles_signal_state *saved)
   cpucycles_async_blocked++;
 }
 
-void cpucycles_restore_signals(const struct cpucycles_signal_state *saved)
+CPUCYCLES_COLD void cpucycles_restore_signals(const struct cpucycles_signal_state *saved)
 {
   cpucycles_async_blocked--;
   if (saved->changed) pthread_sigmask(SIG_SETMASK, &saved->mask, 0);
@@ -77,7 +78,7 @@ void cpucycles_restore_signals(const struct cpucycles_signal_state *saved)
 
 /* 1 when none of the guarded signals is blocked in this thread (a fault
  * would reach our handler), 0 when one is, or the mask cannot be read. */
-static int cpucycles_faults_deliverable(void)
+CPUCYCLES_COLD static int cpucycles_faults_deliverable(void)
 {
   sigset_t now;
   int i;
@@ -101,7 +102,7 @@ static pthread_mutex_t cpucycles_guard_lock = PTHREAD_MUTEX_INITIALIZER;
  * under way then, so its calls go ahead without taking the lock again. */
 static __thread int cpucycles_guard_held_by_fork;
 
-static int cpucycles_guarded_index(int signo)
+CPUCYCLES_COLD static int cpucycles_guarded_index(int signo)
 {
   int i;
   for (i = 0; i < CPUCYCLES_NGUARDED; i++)
@@ -109,14 +110,14 @@ static int cpucycles_guarded_index(int signo)
   return 0;
 }
 
-static int cpucycles_is_default_or_ignored(const struct sigaction *a)
+CPUCYCLES_COLD static int cpucycles_is_default_or_ignored(const struct sigaction *a)
 {
   return !(a->sa_flags & SA_SIGINFO) && (a->sa_handler == SIG_DFL || a->sa_handler == SIG_IGN);
 }
 
 /* What the kernel would have done with this signal under the program's
  * own action. */
-static void cpucycles_pass_to_program(int signo, siginfo_t *info, void *context)
+CPUCYCLES_COLD static void cpucycles_pass_to_program(int signo, siginfo_t *info, void *context)
 {
   struct sigaction *program = &cpucycles_saved_actions[cpucycles_guarded_index(signo)];
   int sent = info && info->si_code <= 0; /* kill(), tgkill(), sigqueue() */
@@ -143,7 +144,7 @@ static void cpucycles_pass_to_program(int signo, siginfo_t *info, void *context)
   if (sent) raise(signo);
 }
 
-static void cpucycles_guard_handler(int signo, siginfo_t *info, void *context)
+CPUCYCLES_COLD static void cpucycles_guard_handler(int signo, siginfo_t *info, void *context)
 {
   /* Ours only when the kernel raised it for this thread's guarded code. */
   if (cpucycles_guard_jump && info && info->si_code > 0) {
@@ -156,7 +157,7 @@ static void cpucycles_guard_handler(int signo, siginfo_t *info, void *context)
 /* Installs ours for signal i, taking the program's flags that matter to
  * a handler (its stack, its mask, restarts) so that a fault passed on
  * runs as it would have.  0, or -1 when the system refused. */
-static int cpucycles_guard_install(int i)
+CPUCYCLES_COLD static int cpucycles_guard_install(int i)
 {
   struct sigaction ours;
   if (sigaction(cpucycles_guarded_signals[i], 0, &cpucycles_saved_actions[i]) != 0) return -1;
@@ -171,7 +172,7 @@ static int cpucycles_guard_install(int i)
 
 /* Puts the program's action back, unless another thread replaced ours
  * meanwhile: then that newer action is the program's wish, and stays. */
-static void cpucycles_guard_restore(int i)
+CPUCYCLES_COLD static void cpucycles_guard_restore(int i)
 {
   struct sigaction found;
   sigaction(cpucycles_guarded_signals[i], &cpucycles_saved_actions[i], &found);
@@ -180,7 +181,7 @@ static void cpucycles_guard_restore(int i)
 }
 
 /* fn(arg) with our handlers in place; the fault it raised, or 0. */
-static int cpucycles_call_caught(void (*fn)(void *), void *arg)
+CPUCYCLES_COLD static int cpucycles_call_caught(void (*fn)(void *), void *arg)
 {
   sigjmp_buf jump;
   cpucycles_guard_signo = 0;
@@ -192,7 +193,7 @@ static int cpucycles_call_caught(void (*fn)(void *), void *arg)
   return cpucycles_guard_signo;
 }
 
-int cpucycles_guarded_call(void (*fn)(void *), void *arg)
+CPUCYCLES_COLD int cpucycles_guarded_call(void (*fn)(void *), void *arg)
 {
   struct cpucycles_signal_state saved_mask;
   int i, installed = 0, signo = CPUCYCLES_GUARD_UNAVAILABLE, masked = cpucycles_async_blocked > 0;
@@ -226,19 +227,19 @@ int cpucycles_guarded_call(void (*fn)(void *), void *arg)
   return signo;
 }
 
-void cpucycles_guard_fork_prepare(void)
+CPUCYCLES_COLD void cpucycles_guard_fork_prepare(void)
 {
   pthread_mutex_lock(&cpucycles_guard_lock);
   cpucycles_guard_held_by_fork = 1;
 }
 
-void cpucycles_guard_fork_done(void)
+CPUCYCLES_COLD void cpucycles_guard_fork_done(void)
 {
   cpucycles_guard_held_by_fork = 0;
   pthread_mutex_unlock(&cpucycles_guard_lock);
 }
 
-const char *cpucycles_fault_reason(int signo)
+CPUCYCLES_COLD const char *cpucycles_fault_reason(int signo)
 {
   switch (signo) {
   case SIGILL: return "faulted with SIGILL (instruction not allowed here)";

@@ -63,7 +63,7 @@ int cpucycles_kind_is_cycle_counter(int kind)
  * of cycles per tick, times d, is within 0.2 of the same whole number
  * k >= 1 (the CPU frequency is k/d times the counter's rate); 0 when there
  * is none. */
-static int cpucycles_steady_multiple(const double *cycles_per_tick, int n)
+CPUCYCLES_COLD static int cpucycles_steady_multiple(const double *cycles_per_tick, int n)
 {
   int den, i;
   if (n < 1) return 0;
@@ -84,8 +84,8 @@ static int cpucycles_steady_multiple(const double *cycles_per_tick, int n)
  * more. */
 #define CPUCYCLES_RATE_AGREEMENT 0.01
 
-double cpucycles_scale_for(int kind, const struct cpucycles_setup *s, const double *timed_hz,
-                           int n)
+CPUCYCLES_COLD double cpucycles_scale_for(int kind, const struct cpucycles_setup *s,
+                                          const double *timed_hz, int n)
 {
   double estimates[1 + CPUCYCLES_RATE_TIMINGS], stated;
   int i, den;
@@ -154,7 +154,7 @@ static void cpucycles_read_many(struct cpucycles_trial *t)
   }
 }
 
-static void cpucycles_run_trial(void *arg)
+CPUCYCLES_COLD static void cpucycles_run_trial(void *arg)
 {
   struct cpucycles_trial *t = arg;
   if (t->c->setup) {
@@ -177,7 +177,7 @@ static void cpucycles_run_trial(void *arg)
  * the guard cannot be set up (a sandbox that denies rt_sigaction or
  * rt_sigprocmask): only the OS clocks, and on x86 only while the TSC is
  * allowed (the vDSO's clocks read it).  Everything else is not tried. */
-static int cpucycles_safe_unguarded(const struct cpucycles_counter *c)
+CPUCYCLES_COLD static int cpucycles_safe_unguarded(const struct cpucycles_counter *c)
 {
   if (c->kind != CPUCYCLES_KIND_OSCLOCK) return 0;
 #if defined(__linux__) && (defined(__x86_64__) || defined(__i386__)) && defined(PR_GET_TSC)
@@ -191,7 +191,8 @@ static int cpucycles_safe_unguarded(const struct cpucycles_counter *c)
 
 /* cpucycles_guarded_call(fn, arg), or fn(arg) unguarded for a counter
  * that cannot fault where the guard is unavailable. */
-static int cpucycles_call_for(const struct cpucycles_counter *c, void (*fn)(void *), void *arg)
+CPUCYCLES_COLD static int cpucycles_call_for(const struct cpucycles_counter *c, void (*fn)(void *),
+                                             void *arg)
 {
   int signo = cpucycles_guarded_call(fn, arg);
   if (signo != CPUCYCLES_GUARD_UNAVAILABLE || !cpucycles_safe_unguarded(c)) return signo;
@@ -201,7 +202,8 @@ static int cpucycles_call_for(const struct cpucycles_counter *c, void (*fn)(void
 
 /* Runs the trial under the guard and turns it into r (a trial without
  * setup takes the counter as set up, with the trial's scale). */
-static int cpucycles_measure_in_guard(struct cpucycles_trial *t, struct cpucycles_result *r)
+CPUCYCLES_COLD static int cpucycles_measure_in_guard(struct cpucycles_trial *t,
+                                                     struct cpucycles_result *r)
 {
   int signo = cpucycles_call_for(t->c, cpucycles_run_trial, t);
   r->nominal_hz = t->s.nominal_hz;
@@ -234,8 +236,9 @@ static int cpucycles_measure_in_guard(struct cpucycles_trial *t, struct cpucycle
   return 1;
 }
 
-static void cpucycles_trial_init(struct cpucycles_trial *t, const struct cpucycles_counter *c,
-                                 long long persecond, int reads, int time_rate)
+CPUCYCLES_COLD static void cpucycles_trial_init(struct cpucycles_trial *t,
+                                                const struct cpucycles_counter *c,
+                                                long long persecond, int reads, int time_rate)
 {
   int i;
   t->c = c;
@@ -261,15 +264,15 @@ struct cpucycles_timing {
 };
 
 /* Ticks per second against CLOCK_MONOTONIC (tickrate.h, 10 ms). */
-static void cpucycles_time_counter(void *arg)
+CPUCYCLES_COLD static void cpucycles_time_counter(void *arg)
 {
   struct cpucycles_timing *tm = arg;
   tm->hz = cpucycles_tickrate_measure(tm->c->read);
 }
 
-static int cpucycles_measure_with(const struct cpucycles_counter *c, long long persecond,
-                                  int measure_hz, int reads, int time_rate,
-                                  struct cpucycles_result *r)
+CPUCYCLES_COLD static int cpucycles_measure_with(const struct cpucycles_counter *c,
+                                                 long long persecond, int measure_hz, int reads,
+                                                 int time_rate, struct cpucycles_result *r)
 {
   struct cpucycles_trial t;
   struct cpucycles_timing tm;
@@ -302,19 +305,19 @@ static int cpucycles_measure_with(const struct cpucycles_counter *c, long long p
 }
 
 /* The recheck: configure timed the rate and chose this scale already. */
-int cpucycles_measure_reads(const struct cpucycles_counter *c, long long persecond,
-                            int measure_hz, int reads, struct cpucycles_result *r)
+CPUCYCLES_COLD int cpucycles_measure_reads(const struct cpucycles_counter *c, long long persecond,
+                                           int measure_hz, int reads, struct cpucycles_result *r)
 {
   return cpucycles_measure_with(c, persecond, measure_hz, reads, 0, r);
 }
 
-int cpucycles_measure(const struct cpucycles_counter *c, long long persecond,
-                      int measure_hz, struct cpucycles_result *r)
+CPUCYCLES_COLD int cpucycles_measure(const struct cpucycles_counter *c, long long persecond,
+                                     int measure_hz, struct cpucycles_result *r)
 {
   return cpucycles_measure_with(c, persecond, measure_hz, CPUCYCLES_READS_PER_TRY, 1, r);
 }
 
-int cpucycles_choose(const struct cpucycles_result *results, int n)
+CPUCYCLES_COLD int cpucycles_choose(const struct cpucycles_result *results, int n)
 {
   int i, best = n - 1;
   for (i = 0; i < n - 1; i++) {
@@ -327,8 +330,9 @@ int cpucycles_choose(const struct cpucycles_result *results, int n)
 
 const char cpucycles_reason_not_measured[] = "not measured: an earlier OS clock works";
 
-int cpucycles_select(const struct cpucycles_counter *table, int n, long long persecond,
-                     int in_use, struct cpucycles_result *results)
+CPUCYCLES_COLD int cpucycles_select(const struct cpucycles_counter *table, int n,
+                                    long long persecond, int in_use,
+                                    struct cpucycles_result *results)
 {
   struct cpucycles_result again;
   int i, best, os_clock = -1;

@@ -8,6 +8,7 @@
  * cpucycles_parse_decimal() (readfile.h), in the C locale whatever the
  * program's. */
 #include "persecond.h"
+#include "cpucycles/counter.h"
 #include "text.h"
 #include "tscrate.h"
 #include "counter-setup.h"
@@ -32,13 +33,13 @@
 #define CPUCYCLES_PERSECOND_STRING_(x) #x
 
 /* isspace() in the C locale, whatever the program's locale. */
-static int cpucycles_persecond_blank(char c)
+CPUCYCLES_COLD static int cpucycles_persecond_blank(char c)
 {
   return c == ' ' || (c >= '\t' && c <= '\r');
 }
 
 /* 1 when hz is a plausible CPU frequency, else 0 with *why set. */
-static int cpucycles_persecond_in_range(double hz, const char **why)
+CPUCYCLES_COLD static int cpucycles_persecond_in_range(double hz, const char **why)
 {
   if (hz <= 0) {
     *why = "not positive";
@@ -54,8 +55,8 @@ static int cpucycles_persecond_in_range(double hz, const char **why)
 
 /* The one number in text, blanks around it allowed, times unit (1 for Hz,
  * 1e3 for kHz), as a plausible frequency in Hz. */
-static int cpucycles_persecond_parse(const char *text, double unit, long long *hz,
-                                     const char **why)
+CPUCYCLES_COLD static int cpucycles_persecond_parse(const char *text, double unit, long long *hz,
+                                                    const char **why)
 {
   const char *end;
   double value;
@@ -83,14 +84,14 @@ static int cpucycles_persecond_parse(const char *text, double unit, long long *h
   return 1;
 }
 
-int cpucycles_parse_persecond(const char *text, long long *hz, const char **why)
+CPUCYCLES_COLD int cpucycles_parse_persecond(const char *text, long long *hz, const char **why)
 {
   return cpucycles_persecond_parse(text, 1, hz, why);
 }
 
 /* A C-string parse would stop at a NUL and trust what comes before it. */
-int cpucycles_parse_persecond_file(const char *buf, size_t len, long long *hz,
-                                   const char **why)
+CPUCYCLES_COLD int cpucycles_parse_persecond_file(const char *buf, size_t len, long long *hz,
+                                                  const char **why)
 {
   if (memchr(buf, 0, len)) {
     *why = "contains a NUL byte";
@@ -99,7 +100,7 @@ int cpucycles_parse_persecond_file(const char *buf, size_t len, long long *hz,
   return cpucycles_persecond_parse(buf, 1, hz, why);
 }
 
-long long cpucycles_parse_cpufreq(const char *buf, size_t len)
+CPUCYCLES_COLD long long cpucycles_parse_cpufreq(const char *buf, size_t len)
 {
   long long hz;
   const char *why;
@@ -109,7 +110,7 @@ long long cpucycles_parse_cpufreq(const char *buf, size_t len)
 
 /* The kernel's TSC rate in kHz, where it exposes it (some kernels have
  * /sys/devices/system/cpu/cpu0/tsc_freq_khz), or 0. */
-long long cpucycles_persecond_from_tsc_khz_file(const char *path)
+CPUCYCLES_COLD long long cpucycles_persecond_from_tsc_khz_file(const char *path)
 {
   char buf[64];
   const char *why;
@@ -119,7 +120,7 @@ long long cpucycles_persecond_from_tsc_khz_file(const char *path)
 
 /* The MHz figure may have a unit after it ("3000.000000MHz"), so only the
  * number's start is checked. */
-long long cpucycles_parse_cpuinfo_mhz(const char *line)
+CPUCYCLES_COLD long long cpucycles_parse_cpuinfo_mhz(const char *line)
 {
   static const char *const keys[] = {"cpu MHz", "clock", "CPU MHz", "cpu MHz dynamic"};
   const char *value, *why, *end;
@@ -135,14 +136,14 @@ long long cpucycles_parse_cpuinfo_mhz(const char *line)
 }
 
 /* Stops the scan of /proc/cpuinfo at the first line with a frequency. */
-static int cpucycles_persecond_cpuinfo_line(void *hz, const char *line, size_t len)
+CPUCYCLES_COLD static int cpucycles_persecond_cpuinfo_line(void *hz, const char *line, size_t len)
 {
   (void)len;
   *(long long *)hz = cpucycles_parse_cpuinfo_mhz(line);
   return *(long long *)hz != 0;
 }
 
-long long cpucycles_persecond_from_os(void)
+CPUCYCLES_COLD long long cpucycles_persecond_from_os(void)
 {
   /* cpufreq's value is a few digits; the lines of /proc/cpuinfo read here
    * are short (longer ones, such as x86's "flags", are cut at 511 bytes) */
@@ -176,8 +177,9 @@ long long cpucycles_persecond_from_os(void)
 
 /* "what 'value': why", after a "; " when there is a problem already;
  * value (len bytes, of which 40 are shown) may be 0. */
-static void cpucycles_persecond_note(struct cpucycles_persecond_report *r, const char *what,
-                                     const char *value, size_t len, const char *why)
+CPUCYCLES_COLD static void cpucycles_persecond_note(struct cpucycles_persecond_report *r,
+                                                    const char *what, const char *value, size_t len,
+                                                    const char *why)
 {
   if (r->problems[0]) cpucycles_persecond_add_text(r, "; ");
   cpucycles_persecond_add_text(r, what);
@@ -192,8 +194,9 @@ static void cpucycles_persecond_note(struct cpucycles_persecond_report *r, const
 
 /* The file at path: 1 with *hz set; 0 when there is no such file (the
  * normal case, not reported) or it is not usable (reported). */
-static int cpucycles_persecond_from_file(const char *path, struct cpucycles_persecond_report *r,
-                                         long long *hz)
+CPUCYCLES_COLD static int cpucycles_persecond_from_file(const char *path,
+                                                        struct cpucycles_persecond_report *r,
+                                                        long long *hz)
 {
   char buf[CPUCYCLES_PERSECOND_FILE_MAX + 1];
   const char *why;
@@ -210,7 +213,7 @@ static int cpucycles_persecond_from_file(const char *path, struct cpucycles_pers
 /* 1 when the process has rights its caller may lack (setuid, setgid,
  * file capabilities, an LSM transition: the kernel's AT_SECURE): then its
  * environment is the caller's and steers nothing. */
-static int cpucycles_persecond_privileged(void)
+CPUCYCLES_COLD static int cpucycles_persecond_privileged(void)
 {
 #if defined(__linux__) && defined(AT_SECURE)
   return getauxval(AT_SECURE) != 0;
@@ -221,8 +224,9 @@ static int cpucycles_persecond_privileged(void)
 #endif
 }
 
-static int cpucycles_persecond_from_env(const char *value, struct cpucycles_persecond_report *r,
-                                        long long *hz)
+CPUCYCLES_COLD static int cpucycles_persecond_from_env(const char *value,
+                                                       struct cpucycles_persecond_report *r,
+                                                       long long *hz)
 {
   const char *why;
   if (cpucycles_persecond_privileged()) {
@@ -239,8 +243,8 @@ static int cpucycles_persecond_from_env(const char *value, struct cpucycles_pers
 
 /* The configure-time figure is checked like the others: a broken
  * measurement or a hand-edited cpucycles-config.h must not be trusted. */
-static int cpucycles_persecond_from_build(long long build_hz,
-                                          struct cpucycles_persecond_report *r)
+CPUCYCLES_COLD static int cpucycles_persecond_from_build(long long build_hz,
+                                                         struct cpucycles_persecond_report *r)
 {
   const char *why;
   if (cpucycles_persecond_in_range((double)build_hz, &why)) return 1;
@@ -252,7 +256,7 @@ static int cpucycles_persecond_from_build(long long build_hz,
   return 0;
 }
 
-long long cpucycles_persecond_from_host(const char **source)
+CPUCYCLES_COLD long long cpucycles_persecond_from_host(const char **source)
 {
   long long hz;
 #if defined(CPUCYCLES_HAVE_TSCRATE)
@@ -272,10 +276,11 @@ long long cpucycles_persecond_from_host(const char **source)
 /* libcpucycles' order: the file overrides all; the OS mechanisms next (our
  * configure-time measurement of this very host first among them); the
  * variable only when none of them answers; then the default. */
-static long long cpucycles_persecond_choose(const char *etc_path, const char *env_value,
-                                            long long build_hz,
-                                            long long (*host)(const char **source),
-                                            struct cpucycles_persecond_report *r)
+CPUCYCLES_COLD static long long cpucycles_persecond_choose(const char *etc_path,
+                                                           const char *env_value,
+                                                           long long build_hz,
+                                                           long long (*host)(const char **source),
+                                                           struct cpucycles_persecond_report *r)
 {
   long long hz;
   if (etc_path && cpucycles_persecond_from_file(etc_path, r, &hz)) {
@@ -296,10 +301,10 @@ static long long cpucycles_persecond_choose(const char *etc_path, const char *en
   return CPUCYCLES_PERSECOND_DEFAULT;
 }
 
-long long cpucycles_persecond_resolve_with(const char *etc_path, const char *env_value,
-                                           long long build_hz,
-                                           long long (*host)(const char **source),
-                                           struct cpucycles_persecond_report *r)
+CPUCYCLES_COLD long long cpucycles_persecond_resolve_with(const char *etc_path,
+                                                          const char *env_value, long long build_hz,
+                                                          long long (*host)(const char **source),
+                                                          struct cpucycles_persecond_report *r)
 {
   int saved = errno;
   r->problems[0] = 0;
@@ -308,9 +313,9 @@ long long cpucycles_persecond_resolve_with(const char *etc_path, const char *env
   return r->hz;
 }
 
-long long cpucycles_persecond_resolve(const char *etc_path, const char *env_value,
-                                      long long build_hz,
-                                      struct cpucycles_persecond_report *r)
+CPUCYCLES_COLD long long cpucycles_persecond_resolve(const char *etc_path, const char *env_value,
+                                                     long long build_hz,
+                                                     struct cpucycles_persecond_report *r)
 {
   return cpucycles_persecond_resolve_with(etc_path, env_value, build_hz,
                                           cpucycles_persecond_from_host, r);

@@ -32,7 +32,7 @@ typedef char cpucycles_table_fits[(sizeof cpucycles_table / sizeof cpucycles_tab
 
 const int cpucycles_table_size = (int)(sizeof cpucycles_table / sizeof cpucycles_table[0]);
 
-int cpucycles_table_find(const char *name)
+CPUCYCLES_COLD int cpucycles_table_find(const char *name)
 {
   int i;
   for (i = 0; i < cpucycles_table_size; i++)
@@ -40,28 +40,28 @@ int cpucycles_table_find(const char *name)
   return -1;
 }
 
-void cpucycles_table_release_others(int keep, int zero_page)
+CPUCYCLES_COLD void cpucycles_table_release_others(int keep, int zero_page)
 {
   int i;
   for (i = 0; i < cpucycles_table_size; i++)
     if (i != keep && cpucycles_table[i].release) cpucycles_table[i].release(zero_page);
 }
 
-void cpucycles_table_fork_prepare(void)
+CPUCYCLES_COLD void cpucycles_table_fork_prepare(void)
 {
 #if defined(CPUCYCLES_HAVE_LINUX_PERF)
   cpucycles_perf_fork_prepare();
 #endif
 }
 
-void cpucycles_table_fork_parent(void)
+CPUCYCLES_COLD void cpucycles_table_fork_parent(void)
 {
 #if defined(CPUCYCLES_HAVE_LINUX_PERF)
   cpucycles_perf_fork_parent();
 #endif
 }
 
-void cpucycles_table_after_fork(int chosen, long long persecond)
+CPUCYCLES_COLD void cpucycles_table_after_fork(int chosen, long long persecond)
 {
   struct cpucycles_setup s;
 #if defined(CPUCYCLES_HAVE_LINUX_PERF)

@@ -15,6 +15,7 @@
 #define CPUCYCLES_NO_INLINE 1
 #include "cpucycles.h"
 #include "decide.h"
+#include "cpucycles/counter.h"
 #include "table.h"
 #include <stdio.h>
 
@@ -30,7 +31,7 @@ long long (*cpucycles)(void) = cpucycles_function;
  * counters are extended to 64 bits before anyone sees them.  On standard
  * output, as libcpucycles prints them, so that its cpucycles-info's output
  * keeps its shape. */
-void cpucycles_tracesetup(void)
+CPUCYCLES_COLD void cpucycles_tracesetup(void)
 {
   struct cpucycles_result results[CPUCYCLES_MAX_COUNTERS];
   const struct cpucycles_decision *d = cpucycles_decision();

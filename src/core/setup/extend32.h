@@ -62,8 +62,8 @@ static inline long long cpucycles_extend32_step(struct cpucycles_extend32 *e, un
 }
 
 /* For setup: starts every thread's count at the counter's raw value now. */
-static inline void cpucycles_extend32_start(struct cpucycles_extend32_anchor *a, unsigned int raw,
-                                            double ticks_per_us)
+CPUCYCLES_COLD static inline void cpucycles_extend32_start(struct cpucycles_extend32_anchor *a,
+                                                           unsigned int raw, double ticks_per_us)
 {
   a->start.full = raw;
   a->start.us = cpucycles_extend32_now_us();

@@ -134,7 +134,8 @@ static inline void cpucycles_perf_unlink(struct cpucycles_perf_event *e)
 /* Gives back e's page and descriptor; with the lock held.  zero_page
  * replaces the page by zeros instead of unmapping it, for when another
  * thread may still be reading it (the process is exiting). */
-static inline void cpucycles_perf_close(struct cpucycles_perf_event *e, int zero_page)
+CPUCYCLES_COLD static inline void cpucycles_perf_close(struct cpucycles_perf_event *e,
+                                                       int zero_page)
 {
   size_t size = (size_t)sysconf(_SC_PAGESIZE);
   if (e->page) {
@@ -149,7 +150,7 @@ static inline void cpucycles_perf_close(struct cpucycles_perf_event *e, int zero
   e->open = 0;
 }
 
-static inline const char *cpucycles_perf_errno_reason(int error)
+CPUCYCLES_COLD static inline const char *cpucycles_perf_errno_reason(int error)
 {
   if (error == ENOENT || error == EOPNOTSUPP || error == ENODEV)
     return "perf_event_open: hardware cycle events not supported (no PMU)";
@@ -162,8 +163,8 @@ static inline const char *cpucycles_perf_errno_reason(int error)
 
 /* The event every perf counter asks for: the CPU's cycles, in user space
  * only (config1: the arch's flags, e.g. arm64's user-access bit). */
-static inline void cpucycles_perf_cycles_attr(struct perf_event_attr *attr,
-                                              unsigned long long config1)
+CPUCYCLES_COLD static inline void cpucycles_perf_cycles_attr(struct perf_event_attr *attr,
+                                                             unsigned long long config1)
 {
   memset(attr, 0, sizeof *attr);
   attr->type = PERF_TYPE_HARDWARE;
@@ -176,7 +177,8 @@ static inline void cpucycles_perf_cycles_attr(struct perf_event_attr *attr,
 
 /* A close-on-exec descriptor for a user-space CPU-cycles event of this
  * thread on any CPU, or -1 with *reason. */
-static inline int cpucycles_perf_open_fd(unsigned long long config1, const char **reason)
+CPUCYCLES_COLD static inline int cpucycles_perf_open_fd(unsigned long long config1,
+                                                        const char **reason)
 {
   struct perf_event_attr attr;
   int fd;
@@ -198,6 +200,7 @@ static inline int cpucycles_perf_open_fd(unsigned long long config1, const char 
 
 /* Opens e for the calling thread as config says and registers it.
  * Returns 0, or -1 with *reason (nothing left open). */
+CPUCYCLES_COLD
 static inline int cpucycles_perf_open(struct cpucycles_perf_event *e,
                                       const struct cpucycles_perf_config *config,
                                       const char **reason)
@@ -261,7 +264,7 @@ fail:
 }
 
 /* At a thread's exit: its events go. */
-static inline void cpucycles_perf_thread_exit(void *arg)
+CPUCYCLES_COLD static inline void cpucycles_perf_thread_exit(void *arg)
 {
   struct cpucycles_perf_event *e = (struct cpucycles_perf_event *)arg;
   sigset_t saved;
@@ -277,6 +280,7 @@ static inline void cpucycles_perf_thread_exit(void *arg)
  * makes after the first call, must not open another over the same record:
  * the first would leak, still counting, and the record would be linked
  * twice into the list of events).  Returns 0 or -1 with s->reason. */
+CPUCYCLES_COLD
 static inline int cpucycles_perf_setup_per_thread(struct cpucycles_perf_event *e,
                                                   struct cpucycles_perf_config *config,
                                                   struct cpucycles_setup *s)
@@ -296,7 +300,8 @@ static inline int cpucycles_perf_setup_per_thread(struct cpucycles_perf_event *e
 
 /* Releases every event of config (all threads), or of every config when
  * config is 0, and its thread-exit key; zero_page as cpucycles_perf_close. */
-static inline void cpucycles_perf_release(struct cpucycles_perf_config *config, int zero_page)
+CPUCYCLES_COLD static inline void cpucycles_perf_release(struct cpucycles_perf_config *config,
+                                                         int zero_page)
 {
   struct cpucycles_perf_event **p, *e;
   sigset_t saved;
@@ -323,12 +328,12 @@ static inline void cpucycles_perf_release(struct cpucycles_perf_config *config, 
 }
 
 /* For pthread_atfork: no registry change is under way at the fork. */
-static inline void cpucycles_perf_fork_prepare(void)
+CPUCYCLES_COLD static inline void cpucycles_perf_fork_prepare(void)
 {
   pthread_mutex_lock(&cpucycles_perf_lock);
   cpucycles_perf_held_by_fork = 1;
 }
-static inline void cpucycles_perf_fork_parent(void)
+CPUCYCLES_COLD static inline void cpucycles_perf_fork_parent(void)
 {
   cpucycles_perf_held_by_fork = 0;
   pthread_mutex_unlock(&cpucycles_perf_lock);
@@ -339,7 +344,7 @@ static inline void cpucycles_perf_fork_parent(void)
  * Closes those and forgets their events; per-thread ones reopen on the
  * next read.  An event this process opened itself (a program's child
  * handler, which runs before ours, made the first call) stays. */
-static inline void cpucycles_perf_forget_after_fork(void)
+CPUCYCLES_COLD static inline void cpucycles_perf_forget_after_fork(void)
 {
   struct cpucycles_perf_event *e, *next, **kept = &cpucycles_perf_events;
   pid_t here = getpid();

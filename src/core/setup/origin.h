@@ -14,20 +14,21 @@
 #ifndef CPUCYCLES_ORIGIN_H
 #define CPUCYCLES_ORIGIN_H
 #if defined(CPUCYCLES_COUNTER_SETUP)
+#include "cpucycles/counter.h"
 
 /* The origin is written once, by the first setup, and read by every
  * read: atomically where a 64-bit atomic is lock-free (32-bit targets
  * without one only set it before any thread reads). */
 #if defined(__GCC_ATOMIC_LLONG_LOCK_FREE) && __GCC_ATOMIC_LLONG_LOCK_FREE == 2
 #define CPUCYCLES_ORIGIN(origin) __atomic_load_n(&(origin), __ATOMIC_RELAXED)
-static inline void cpucycles_origin_set(long long *origin, long long value)
+CPUCYCLES_COLD static inline void cpucycles_origin_set(long long *origin, long long value)
 {
   long long none = 0;
   (void)__atomic_compare_exchange_n(origin, &none, value, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 #else
 #define CPUCYCLES_ORIGIN(origin) (origin)
-static inline void cpucycles_origin_set(long long *origin, long long value)
+CPUCYCLES_COLD static inline void cpucycles_origin_set(long long *origin, long long value)
 {
   if (!*origin) *origin = value;
 }
@@ -35,7 +36,8 @@ static inline void cpucycles_origin_set(long long *origin, long long value)
 
 /* Sets the origin to one day before now (the clock in units_per_second),
  * unless a setup did already. */
-static inline void cpucycles_origin_start(long long *origin, long long now, long long units_per_second)
+CPUCYCLES_COLD static inline void cpucycles_origin_start(long long *origin, long long now,
+                                                         long long units_per_second)
 {
   cpucycles_origin_set(origin, now - 86400 * units_per_second);
 }

@@ -18,6 +18,7 @@
 #ifndef CPUCYCLES_SECCOMP_H
 #define CPUCYCLES_SECCOMP_H
 #if defined(CPUCYCLES_COUNTER_SETUP) && defined(__linux__)
+#include "cpucycles/counter.h"
 #include "readfile.h"
 #include <signal.h>
 #include <time.h>
@@ -29,7 +30,7 @@
   "skipped: a seccomp filter (or no way to tell there is none) and the system call failed in a child"
 
 /* For cpucycles_readfile_lines: the "Seccomp:" line, into *(int *)ctx. */
-static inline int cpucycles_seccomp_line(void *ctx, const char *line, size_t len)
+CPUCYCLES_COLD static inline int cpucycles_seccomp_line(void *ctx, const char *line, size_t len)
 {
   (void)len;
   if (strncmp(line, "Seccomp:", 8) != 0) return 0;
@@ -41,7 +42,7 @@ static inline int cpucycles_seccomp_line(void *ctx, const char *line, size_t len
 
 /* 0 when this thread has no seccomp filter, 1 when it has one (or strict
  * mode), -1 when /proc does not say. */
-static inline int cpucycles_seccomp_state(void)
+CPUCYCLES_COLD static inline int cpucycles_seccomp_state(void)
 {
   char buf[256];
   int state = -1;
@@ -64,8 +65,8 @@ static inline int cpucycles_seccomp_state(void)
  * 0 or more there, 0 when it failed or the child died of it, -1 when no
  * child could be made (clone refused: EPERM, EAGAIN at the process limit,
  * EINVAL under qemu-user) or waited for. */
-static inline int cpucycles_seccomp_try_in_child(long nr, long a0, long a1, long a2, long a3,
-                                                 long a4)
+CPUCYCLES_COLD static inline int cpucycles_seccomp_try_in_child(long nr, long a0, long a1, long a2,
+                                                                long a3, long a4)
 {
 #if defined(CPUCYCLES_SECCOMP_CHILD)
   struct sigaction default_action;
@@ -105,7 +106,8 @@ static inline int cpucycles_seccomp_try_in_child(long nr, long a0, long a1, long
 
 /* 1 when this thread may make the system call nr(a0, ..., a4): no
  * filter, or a child made it and came back; else 0. */
-static inline int cpucycles_seccomp_allows(long nr, long a0, long a1, long a2, long a3, long a4)
+CPUCYCLES_COLD static inline int cpucycles_seccomp_allows(long nr, long a0, long a1, long a2,
+                                                          long a3, long a4)
 {
   return cpucycles_seccomp_state() == 0 || cpucycles_seccomp_try_in_child(nr, a0, a1, a2, a3, a4) == 1;
 }
@@ -113,7 +115,7 @@ static inline int cpucycles_seccomp_allows(long nr, long a0, long a1, long a2, l
 /* 1 when a vDSO clock may be used here, though it may fall back to its
  * system call: the clock_gettime one for CLOCK_MONOTONIC, or
  * gettimeofday's. */
-static inline int cpucycles_seccomp_allows_clock(int gettimeofday_call)
+CPUCYCLES_COLD static inline int cpucycles_seccomp_allows_clock(int gettimeofday_call)
 {
   long long answer[2];
   long nr = CPUCYCLES_SECCOMP_CLOCK_SYSCALL, a0 = CLOCK_MONOTONIC, a1 = (long)answer;

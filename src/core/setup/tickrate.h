@@ -21,7 +21,8 @@
 /* The rate a "key<spaces or tabs>: number" line of /proc/cpuinfo states,
  * or 0 for another line or an implausible rate (below 1 kHz or above
  * 100 GHz, where the scale to cycles would be absurd). */
-static inline double cpucycles_tickrate_cpuinfo_line(const char *line, const char *key)
+CPUCYCLES_COLD static inline double cpucycles_tickrate_cpuinfo_line(const char *line,
+                                                                    const char *key)
 {
   const char *text = cpucycles_cpuinfo_value(line, key), *end;
   double value;
@@ -35,7 +36,7 @@ struct cpucycles_tickrate_search {
   double value;
 };
 
-static inline int cpucycles_tickrate_found(void *ctx, const char *line, size_t len)
+CPUCYCLES_COLD static inline int cpucycles_tickrate_found(void *ctx, const char *line, size_t len)
 {
   struct cpucycles_tickrate_search *s = (struct cpucycles_tickrate_search *)ctx;
   (void)len;
@@ -46,7 +47,7 @@ static inline int cpucycles_tickrate_found(void *ctx, const char *line, size_t l
 /* The number of the first "key : number" line of /proc/cpuinfo with a
  * plausible rate, or 0.  Read with open/read (readfile.h), lines cut at
  * 511 bytes: the lines sought are short. */
-static inline double cpucycles_tickrate_cpuinfo(const char *key)
+CPUCYCLES_COLD static inline double cpucycles_tickrate_cpuinfo(const char *key)
 {
   char buf[512];
   struct cpucycles_tickrate_search s;
@@ -61,8 +62,8 @@ static inline double cpucycles_tickrate_cpuinfo(const char *key)
  * tries: a try that was interrupted (preempted, or a page fault) has a wide
  * bracket and is dropped.  Sets *ns to the bracket's middle; returns 0, or
  * -1 without a clock. */
-static inline int cpucycles_tickrate_sample(long long (*read)(void), long long *ns,
-                                            long long *ticks)
+CPUCYCLES_COLD static inline int cpucycles_tickrate_sample(long long (*read)(void), long long *ns,
+                                                           long long *ticks)
 {
   struct timespec a, b;
   long long width, best = -1, t;
@@ -87,7 +88,8 @@ static inline int cpucycles_tickrate_sample(long long (*read)(void), long long *
  * 0 when there is no such clock or the counter did not move.  Good to a
  * few parts in 10^5 natively and 10^4 on a busy machine or an emulator
  * (the brackets' width over 10 ms). */
-static inline double cpucycles_tickrate_measure_over(long long (*read)(void), long long window_ns)
+CPUCYCLES_COLD static inline double cpucycles_tickrate_measure_over(long long (*read)(void),
+                                                                    long long window_ns)
 {
 #if defined(CLOCK_MONOTONIC)
   long long ns0 = 0, ns1 = 0, ticks0 = 0, ticks1 = 0, now = 0, t;
@@ -106,7 +108,7 @@ static inline double cpucycles_tickrate_measure_over(long long (*read)(void), lo
 }
 
 /* The same over 10 ms. */
-static inline double cpucycles_tickrate_measure(long long (*read)(void))
+CPUCYCLES_COLD static inline double cpucycles_tickrate_measure(long long (*read)(void))
 {
   return cpucycles_tickrate_measure_over(read, 10000000LL);
 }
@@ -114,8 +116,8 @@ static inline double cpucycles_tickrate_measure(long long (*read)(void))
 /* The whole setup of a scaled counter whose rate the OS may state: uses
  * os_hz when it is known (> 0), else times the counter.  Returns 0, or -1
  * with s->reason set when neither gives a rate. */
-static inline int cpucycles_tickrate_setup(struct cpucycles_setup *s, double os_hz,
-                                           long long (*read)(void))
+CPUCYCLES_COLD static inline int cpucycles_tickrate_setup(struct cpucycles_setup *s, double os_hz,
+                                                          long long (*read)(void))
 {
   s->rate_timed = os_hz <= 0;
   s->nominal_hz = os_hz > 0 ? os_hz : cpucycles_tickrate_measure(read);
