@@ -15,9 +15,11 @@
  * opened, and again after, in case the path changed in between: opening
  * it could block or have side effects, reading it could block or eat the
  * program's own input.  A regular file reached through /dev/stdin
- * (/proc/self/fd/0) is opened anew on Linux, with an offset of its own. */
+ * (/proc/self/fd/0) is opened anew on Linux, with an offset of its own.
+ * (util-fn.h: where the functions' code is.) */
 #ifndef CPUCYCLES_READFILE_H
 #define CPUCYCLES_READFILE_H
+#include "util-fn.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -41,7 +43,74 @@
 #define CPUCYCLES_READFILE_LINES_MAX (4L << 20)
 
 /* errno as a reason, for reports: strerror() is not async-signal-safe. */
-static inline const char *cpucycles_readfile_error(int e)
+CPUCYCLES_UTIL_FN const char *cpucycles_readfile_error(int e);
+
+/* Why a file of this type is not read. */
+CPUCYCLES_UTIL_FN const char *cpucycles_readfile_type(mode_t mode);
+
+/* A descriptor of the regular file at path, or -1 with *why set (to 0 when
+ * the file does not exist).  Changes errno. */
+CPUCYCLES_UTIL_FN int cpucycles_readfile_open(const char *path, const char **why);
+
+/* Reads until size bytes or the end of the file; returns the count, or -1
+ * on a read error. */
+CPUCYCLES_UTIL_FN ssize_t cpucycles_readfile_fill(int fd, char *buf, size_t size);
+
+/* The whole regular file at path into buf (size >= 1), followed by a NUL.
+ * Returns its length (at most size - 1), or CPUCYCLES_READFILE_MISSING
+ * (*why is 0), CPUCYCLES_READFILE_TOO_LARGE or CPUCYCLES_READFILE_FAILED
+ * (*why says why), with "" in buf.  The contents may hold NULs of their
+ * own: the length, not strlen(), says where they end. */
+CPUCYCLES_UTIL_FN ssize_t cpucycles_readfile(const char *path, char *buf, size_t size,
+                                             const char **why);
+
+/* Splits text that arrives in chunks (reads of a file) into lines, inside
+ * the caller's buffer.  A line longer than size - 1 bytes is passed cut to
+ * its first size - 1 bytes and the rest of it is dropped. */
+struct cpucycles_lines {
+  char *buf;
+  size_t size; /* at least 2 */
+  size_t used; /* an unfinished line is at buf[0 .. used) */
+  int cut;     /* the rest of a cut line is being dropped */
+  /* called with each line, its '\n' replaced by a NUL (the line may hold
+   * NULs of its own); nonzero stops the splitting */
+  int (*line)(void *ctx, const char *text, size_t len);
+  void *ctx;
+};
+
+/* Where the next chunk goes: *room (at least 1) bytes at the result. */
+CPUCYCLES_UTIL_FN char *cpucycles_lines_room(const struct cpucycles_lines *l, size_t *room);
+
+/* Takes the got bytes just written at cpucycles_lines_room(), got 0 at the
+ * end of the text (which ends its last line).  Returns 1 when l->line
+ * asked to stop, else 0. */
+CPUCYCLES_UTIL_FN int cpucycles_lines_feed(struct cpucycles_lines *l, size_t got);
+
+/* Each line of the regular file at path to line(ctx, text, len), read in
+ * chunks through buf (size >= 2; longer lines are cut, see
+ * cpucycles_lines), until line() returns nonzero or after
+ * CPUCYCLES_READFILE_LINES_MAX bytes.  Returns 1 when line() stopped it,
+ * 0 at the end of the file, -1 when the file cannot be read. */
+CPUCYCLES_UTIL_FN int cpucycles_readfile_lines(const char *path, char *buf, size_t size,
+                                               int (*line)(void *, const char *, size_t),
+                                               void *ctx);
+
+/* The value of a /proc/cpuinfo line "key<spaces or tabs>: value" with
+ * exactly this key ("cpu" does not match "cpu family"): the text after the
+ * colon.  0 for any other line. */
+CPUCYCLES_UTIL_FN const char *cpucycles_cpuinfo_value(const char *line, const char *key);
+
+/* The decimal number at the start of text (after blanks: "2.4e9", "-3",
+ * " 3000.000"),
+ * in the C locale whatever the program's (strtod() follows LC_NUMERIC: a
+ * program that calls setlocale(LC_ALL, "") under de_DE would read "2.4e9"
+ * as 2 followed by junk).  *end is set after it, or to text when there is
+ * no number.  Digits past the 19th only count in the exponent: these are
+ * frequencies, rounded to whole Hz.  No hexadecimal, inf or nan. */
+CPUCYCLES_UTIL_FN double cpucycles_parse_decimal(const char *text, const char **end);
+
+#if defined(CPUCYCLES_UTIL_BODIES)
+CPUCYCLES_UTIL_FN const char *cpucycles_readfile_error(int e)
 {
   switch (e) {
   case EACCES: return "permission denied";
@@ -60,8 +129,7 @@ static inline const char *cpucycles_readfile_error(int e)
   }
 }
 
-/* Why a file of this type is not read. */
-static inline const char *cpucycles_readfile_type(mode_t mode)
+CPUCYCLES_UTIL_FN const char *cpucycles_readfile_type(mode_t mode)
 {
   if (S_ISDIR(mode)) return "not a regular file: a directory";
   if (S_ISFIFO(mode)) return "not a regular file: a FIFO or pipe";
@@ -70,9 +138,7 @@ static inline const char *cpucycles_readfile_type(mode_t mode)
   return "not a regular file";
 }
 
-/* A descriptor of the regular file at path, or -1 with *why set (to 0 when
- * the file does not exist).  Changes errno. */
-static inline int cpucycles_readfile_open(const char *path, const char **why)
+CPUCYCLES_UTIL_FN int cpucycles_readfile_open(const char *path, const char **why)
 {
   struct stat st;
   int fd;
@@ -104,9 +170,7 @@ static inline int cpucycles_readfile_open(const char *path, const char **why)
   return fd;
 }
 
-/* Reads until size bytes or the end of the file; returns the count, or -1
- * on a read error. */
-static inline ssize_t cpucycles_readfile_fill(int fd, char *buf, size_t size)
+CPUCYCLES_UTIL_FN ssize_t cpucycles_readfile_fill(int fd, char *buf, size_t size)
 {
   size_t got = 0;
   ssize_t n;
@@ -120,13 +184,8 @@ static inline ssize_t cpucycles_readfile_fill(int fd, char *buf, size_t size)
   return (ssize_t)got;
 }
 
-/* The whole regular file at path into buf (size >= 1), followed by a NUL.
- * Returns its length (at most size - 1), or CPUCYCLES_READFILE_MISSING
- * (*why is 0), CPUCYCLES_READFILE_TOO_LARGE or CPUCYCLES_READFILE_FAILED
- * (*why says why), with "" in buf.  The contents may hold NULs of their
- * own: the length, not strlen(), says where they end. */
-static inline ssize_t cpucycles_readfile(const char *path, char *buf, size_t size,
-                                         const char **why)
+CPUCYCLES_UTIL_FN ssize_t cpucycles_readfile(const char *path, char *buf, size_t size,
+                                             const char **why)
 {
   int saved = errno, fd = cpucycles_readfile_open(path, why);
   ssize_t len, more = 0;
@@ -152,31 +211,13 @@ static inline ssize_t cpucycles_readfile(const char *path, char *buf, size_t siz
   return len;
 }
 
-/* Splits text that arrives in chunks (reads of a file) into lines, inside
- * the caller's buffer.  A line longer than size - 1 bytes is passed cut to
- * its first size - 1 bytes and the rest of it is dropped. */
-struct cpucycles_lines {
-  char *buf;
-  size_t size; /* at least 2 */
-  size_t used; /* an unfinished line is at buf[0 .. used) */
-  int cut;     /* the rest of a cut line is being dropped */
-  /* called with each line, its '\n' replaced by a NUL (the line may hold
-   * NULs of its own); nonzero stops the splitting */
-  int (*line)(void *ctx, const char *text, size_t len);
-  void *ctx;
-};
-
-/* Where the next chunk goes: *room (at least 1) bytes at the result. */
-static inline char *cpucycles_lines_room(const struct cpucycles_lines *l, size_t *room)
+CPUCYCLES_UTIL_FN char *cpucycles_lines_room(const struct cpucycles_lines *l, size_t *room)
 {
   *room = l->size - 1 - l->used;
   return l->buf + l->used;
 }
 
-/* Takes the got bytes just written at cpucycles_lines_room(), got 0 at the
- * end of the text (which ends its last line).  Returns 1 when l->line
- * asked to stop, else 0. */
-static inline int cpucycles_lines_feed(struct cpucycles_lines *l, size_t got)
+CPUCYCLES_UTIL_FN int cpucycles_lines_feed(struct cpucycles_lines *l, size_t got)
 {
   size_t start = 0, from = l->used, end = l->used + got, len;
   char *nl;
@@ -201,14 +242,8 @@ static inline int cpucycles_lines_feed(struct cpucycles_lines *l, size_t got)
   return 0;
 }
 
-/* Each line of the regular file at path to line(ctx, text, len), read in
- * chunks through buf (size >= 2; longer lines are cut, see
- * cpucycles_lines), until line() returns nonzero or after
- * CPUCYCLES_READFILE_LINES_MAX bytes.  Returns 1 when line() stopped it,
- * 0 at the end of the file, -1 when the file cannot be read. */
-static inline int cpucycles_readfile_lines(const char *path, char *buf, size_t size,
-                                           int (*line)(void *, const char *, size_t),
-                                           void *ctx)
+CPUCYCLES_UTIL_FN int cpucycles_readfile_lines(const char *path, char *buf, size_t size,
+                                               int (*line)(void *, const char *, size_t), void *ctx)
 {
   struct cpucycles_lines l;
   const char *why;
@@ -239,10 +274,7 @@ static inline int cpucycles_readfile_lines(const char *path, char *buf, size_t s
   return stop ? 1 : got < 0 ? -1 : 0;
 }
 
-/* The value of a /proc/cpuinfo line "key<spaces or tabs>: value" with
- * exactly this key ("cpu" does not match "cpu family"): the text after the
- * colon.  0 for any other line. */
-static inline const char *cpucycles_cpuinfo_value(const char *line, const char *key)
+CPUCYCLES_UTIL_FN const char *cpucycles_cpuinfo_value(const char *line, const char *key)
 {
   size_t n = strlen(key);
   if (strncmp(line, key, n) != 0) return 0;
@@ -250,14 +282,8 @@ static inline const char *cpucycles_cpuinfo_value(const char *line, const char *
   while (*line == ' ' || *line == '\t') line++;
   return *line == ':' ? line + 1 : 0;
 }
-/* The decimal number at the start of text (after blanks: "2.4e9", "-3",
- * " 3000.000"),
- * in the C locale whatever the program's (strtod() follows LC_NUMERIC: a
- * program that calls setlocale(LC_ALL, "") under de_DE would read "2.4e9"
- * as 2 followed by junk).  *end is set after it, or to text when there is
- * no number.  Digits past the 19th only count in the exponent: these are
- * frequencies, rounded to whole Hz.  No hexadecimal, inf or nan. */
-static inline double cpucycles_parse_decimal(const char *text, const char **end)
+
+CPUCYCLES_UTIL_FN double cpucycles_parse_decimal(const char *text, const char **end)
 {
   const char *p = text;
   unsigned long long mantissa = 0; /* the number is mantissa * 10^scale */
@@ -293,5 +319,6 @@ static inline double cpucycles_parse_decimal(const char *text, const char **end)
   for (exponent = scale < 0 ? -scale : scale; exponent > 0 && power < 1e308; exponent--) power *= 10;
   return (negative ? -1.0 : 1.0) * (scale < 0 ? (double)mantissa / power : (double)mantissa * power);
 }
+#endif
 
 #endif

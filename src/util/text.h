@@ -2,12 +2,26 @@
 /* text.h - building messages without stdio: the library's first call may
  * run in a signal handler, where snprintf() is not allowed.  Each function
  * appends to the NUL-terminated text in buf[size], cutting at its end;
- * control characters become '?', so that a message stays one line. */
+ * control characters become '?', so that a message stays one line.
+ * (util-fn.h: where the functions' code is.) */
 #ifndef CPUCYCLES_TEXT_H
 #define CPUCYCLES_TEXT_H
+#include "util-fn.h"
 #include <string.h>
 
-static inline void cpucycles_text_add(char *buf, size_t size, const char *s, size_t len)
+/* len bytes of s (NULs among them appended as '?'). */
+CPUCYCLES_UTIL_FN void cpucycles_text_add(char *buf, size_t size, const char *s, size_t len);
+/* The string s. */
+CPUCYCLES_UTIL_FN void cpucycles_text_add_str(char *buf, size_t size, const char *s);
+/* n in decimal. */
+CPUCYCLES_UTIL_FN void cpucycles_text_add_number(char *buf, size_t size, long long n);
+/* "0x" and 8 hexadecimal digits */
+CPUCYCLES_UTIL_FN void cpucycles_text_add_hex(char *buf, size_t size, unsigned int x);
+/* x >= 0 with three decimals ("41.538"), enough for cycles per tick. */
+CPUCYCLES_UTIL_FN void cpucycles_text_add_decimal(char *buf, size_t size, double x);
+
+#if defined(CPUCYCLES_UTIL_BODIES)
+CPUCYCLES_UTIL_FN void cpucycles_text_add(char *buf, size_t size, const char *s, size_t len)
 {
   size_t used = strlen(buf);
   unsigned char c;
@@ -18,12 +32,12 @@ static inline void cpucycles_text_add(char *buf, size_t size, const char *s, siz
   buf[used] = 0;
 }
 
-static inline void cpucycles_text_add_str(char *buf, size_t size, const char *s)
+CPUCYCLES_UTIL_FN void cpucycles_text_add_str(char *buf, size_t size, const char *s)
 {
   cpucycles_text_add(buf, size, s, strlen(s));
 }
 
-static inline void cpucycles_text_add_number(char *buf, size_t size, long long n)
+CPUCYCLES_UTIL_FN void cpucycles_text_add_number(char *buf, size_t size, long long n)
 {
   char digits[24];
   size_t i = sizeof digits;
@@ -34,8 +48,7 @@ static inline void cpucycles_text_add_number(char *buf, size_t size, long long n
   cpucycles_text_add(buf, size, digits + i, sizeof digits - i);
 }
 
-/* "0x" and 8 hexadecimal digits */
-static inline void cpucycles_text_add_hex(char *buf, size_t size, unsigned int x)
+CPUCYCLES_UTIL_FN void cpucycles_text_add_hex(char *buf, size_t size, unsigned int x)
 {
   char digits[11] = {'0', 'x'};
   int i;
@@ -44,8 +57,7 @@ static inline void cpucycles_text_add_hex(char *buf, size_t size, unsigned int x
   cpucycles_text_add_str(buf, size, digits);
 }
 
-/* x >= 0 with three decimals ("41.538"), enough for cycles per tick. */
-static inline void cpucycles_text_add_decimal(char *buf, size_t size, double x)
+CPUCYCLES_UTIL_FN void cpucycles_text_add_decimal(char *buf, size_t size, double x)
 {
   long long thousandths = x < 0 ? 0 : (long long)(x * 1000 + 0.5);
   char frac[5] = {'.', 0, 0, 0, 0};
@@ -55,4 +67,5 @@ static inline void cpucycles_text_add_decimal(char *buf, size_t size, double x)
   frac[3] = (char)('0' + thousandths % 10);
   cpucycles_text_add_str(buf, size, frac);
 }
+#endif
 #endif
