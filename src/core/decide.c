@@ -58,30 +58,20 @@ CPUCYCLES_COLD static const char *verify_build_counter(const struct cpucycles_co
   c = &table[plan->build_counter];
   if (!d->host_matches) return "this host differs from the build host";
   if (!cpucycles_measure_reads(c, d->persecond, 0, RECHECK_READS, r)) {
-    cpucycles_text_add_str(d->why, sizeof d->why, c->name);
-    cpucycles_text_add_str(d->why, sizeof d->why, " failed its check here: ");
-    cpucycles_text_add_str(d->why, sizeof d->why, r->reason);
+    cpucycles_text_format(d->why, sizeof d->why, "%s failed its check here: %s", c->name,
+                          r->reason);
     return d->why;
   }
   if (r->scale > plan->build_scale * (1 + SCALE_SLACK) ||
       r->scale < plan->build_scale * (1 - SCALE_SLACK)) {
-    cpucycles_text_add_str(d->why, sizeof d->why, c->name);
-    cpucycles_text_add_str(d->why, sizeof d->why, ": cycles per tick is ");
-    cpucycles_text_add_decimal(d->why, sizeof d->why, r->scale);
-    cpucycles_text_add_str(d->why, sizeof d->why, " here (persecond ");
-    cpucycles_text_add_number(d->why, sizeof d->why, d->persecond);
-    cpucycles_text_add_str(d->why, sizeof d->why, "), ");
-    cpucycles_text_add_decimal(d->why, sizeof d->why, plan->build_scale);
-    cpucycles_text_add_str(d->why, sizeof d->why, " at build time");
+    cpucycles_text_format(d->why, sizeof d->why,
+                          "%s: cycles per tick is %.3f here (persecond %lld), %.3f at build time",
+                          c->name, r->scale, d->persecond, plan->build_scale);
     return d->why;
   }
   if (plan->build_precision > 0 && r->precision > PRECISION_SLACK * plan->build_precision) {
-    cpucycles_text_add_str(d->why, sizeof d->why, c->name);
-    cpucycles_text_add_str(d->why, sizeof d->why, ": precision ");
-    cpucycles_text_add_number(d->why, sizeof d->why, r->precision);
-    cpucycles_text_add_str(d->why, sizeof d->why, " here, ");
-    cpucycles_text_add_number(d->why, sizeof d->why, plan->build_precision);
-    cpucycles_text_add_str(d->why, sizeof d->why, " at build time");
+    cpucycles_text_format(d->why, sizeof d->why, "%s: precision %lld here, %lld at build time",
+                          c->name, r->precision, plan->build_precision);
     return d->why;
   }
   return 0;
@@ -112,11 +102,9 @@ CPUCYCLES_COLD void cpucycles_decide(const struct cpucycles_counter *table, int 
      * the last cycle, and with tick counts near 2^62 (s390x) a difference
      * in the ninth digit would be a jump of a billion cycles. */
     d->scale = plan->build_scale;
-    if (plan->build_inline) cpucycles_text_add_str(d->why, sizeof d->why, "inline ");
-    cpucycles_text_add_str(d->why, sizeof d->why, table[d->index].name);
-    cpucycles_text_add_str(d->why, sizeof d->why, " verified on this host");
-    if (!plan->build_inline)
-      cpucycles_text_add_str(d->why, sizeof d->why, " (read through the library, not inlined)");
+    cpucycles_text_format(d->why, sizeof d->why, "%s%s verified on this host%s",
+                          plan->build_inline ? "inline " : "", table[d->index].name,
+                          plan->build_inline ? "" : " (read through the library, not inlined)");
     return;
   }
   reason[0] = 0;
@@ -127,6 +115,5 @@ CPUCYCLES_COLD void cpucycles_decide(const struct cpucycles_counter *table, int 
   d->index = cpucycles_select(table, n, d->persecond, -1, d->results);
   d->scale = d->results[d->index].available ? d->results[d->index].scale : 1;
   d->why[0] = 0;
-  cpucycles_text_add_str(d->why, sizeof d->why, "chosen at run time: ");
-  cpucycles_text_add_str(d->why, sizeof d->why, reason);
+  cpucycles_text_format(d->why, sizeof d->why, "chosen at run time: %s", reason);
 }

@@ -42,10 +42,7 @@ CPUCYCLES_COLD static void x86_leaf(unsigned int leaf, unsigned int r[4])
  * (text.h): the first call may be in a handler. */
 CPUCYCLES_COLD static void x86_fingerprint(char *buf, size_t len)
 {
-  static const char *const names[] = {"x86 family ", " model ", " stepping ", " features ", ":",
-                                      " tsc=", " rdtscp=", " invariant_tsc="};
-  unsigned int one[4], ext1[4], ext7[4], family, model, values[8];
-  size_t i;
+  unsigned int one[4], ext1[4], ext7[4], family, model;
 
   x86_leaf(1, one);
   x86_leaf(0x80000001, ext1);
@@ -54,20 +51,12 @@ CPUCYCLES_COLD static void x86_fingerprint(char *buf, size_t len)
   model = (one[0] >> 4) & 0xf;
   if (family == 0xf) family += (one[0] >> 20) & 0xff;
   if (family >= 6) model += ((one[0] >> 16) & 0xf) << 4;
-  values[0] = family;
-  values[1] = model;
-  values[2] = one[0] & 0xf;
-  values[3] = one[2];
-  values[4] = one[3];
-  values[5] = (one[3] >> 4) & 1;   /* TSC */
-  values[6] = (ext1[3] >> 27) & 1; /* RDTSCP */
-  values[7] = (ext7[3] >> 8) & 1;  /* invariant TSC */
   buf[0] = 0;
-  for (i = 0; i < 8; i++) {
-    cpucycles_text_add_str(buf, len, names[i]);
-    if (i == 3 || i == 4) cpucycles_text_add_hex(buf, len, values[i]);
-    else cpucycles_text_add_number(buf, len, values[i]);
-  }
+  cpucycles_text_format(buf, len,
+                        "x86 family %u model %u stepping %u features 0x%08x:0x%08x tsc=%u rdtscp=%u "
+                        "invariant_tsc=%u",
+                        family, model, one[0] & 0xf, one[2], one[3], (one[3] >> 4) & 1 /* TSC */,
+                        (ext1[3] >> 27) & 1 /* RDTSCP */, (ext7[3] >> 8) & 1 /* invariant TSC */);
 }
 #endif
 
@@ -130,8 +119,7 @@ CPUCYCLES_COLD void cpucycles_fingerprint(char *buf, size_t len)
   char identity[96];
   cpucycles_fingerprint_cpuinfo(identity, sizeof identity);
   buf[0] = 0;
-  cpucycles_text_add_str(buf, len, uname(&u) == 0 ? u.machine : "unknown");
-  cpucycles_text_add_str(buf, len, " ");
-  cpucycles_text_add_str(buf, len, identity[0] ? identity : "(no cpuinfo)");
+  cpucycles_text_format(buf, len, "%s %s", uname(&u) == 0 ? u.machine : "unknown",
+                        identity[0] ? identity : "(no cpuinfo)");
 #endif
 }

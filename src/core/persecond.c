@@ -169,27 +169,19 @@ CPUCYCLES_COLD long long cpucycles_persecond_from_os(void)
   return hz;
 }
 
-/* The report, appended to without stdio (text.h). */
-#define cpucycles_persecond_add(r, s, len) cpucycles_text_add((r)->problems, sizeof (r)->problems, s, len)
-#define cpucycles_persecond_add_text(r, s) cpucycles_text_add_str((r)->problems, sizeof (r)->problems, s)
-#define cpucycles_persecond_add_number(r, n) \
-  cpucycles_text_add_number((r)->problems, sizeof (r)->problems, n)
-
-/* "what 'value': why", after a "; " when there is a problem already;
- * value (len bytes, of which 40 are shown) may be 0. */
+/* The report, appended to without stdio (text.h): "what 'value': why",
+ * after a "; " when there is a problem already; value (len bytes, of
+ * which 40 are shown) may be 0. */
 CPUCYCLES_COLD static void cpucycles_persecond_note(struct cpucycles_persecond_report *r,
                                                     const char *what, const char *value, size_t len,
                                                     const char *why)
 {
-  if (r->problems[0]) cpucycles_persecond_add_text(r, "; ");
-  cpucycles_persecond_add_text(r, what);
-  if (value) {
-    cpucycles_persecond_add_text(r, " '");
-    cpucycles_persecond_add(r, value, len < 40 ? len : 40);
-    cpucycles_persecond_add_text(r, "'");
-  }
-  cpucycles_persecond_add_text(r, ": ");
-  cpucycles_persecond_add_text(r, why);
+  const char *separator = r->problems[0] ? "; " : "";
+  if (value)
+    cpucycles_text_format(r->problems, sizeof r->problems, "%s%s '%.*s': %s", separator, what,
+                          (int)(len < 40 ? len : 40), value, why);
+  else
+    cpucycles_text_format(r->problems, sizeof r->problems, "%s%s: %s", separator, what, why);
 }
 
 /* The file at path: 1 with *hz set; 0 when there is no such file (the
@@ -248,11 +240,8 @@ CPUCYCLES_COLD static int cpucycles_persecond_from_build(long long build_hz,
 {
   const char *why;
   if (cpucycles_persecond_in_range((double)build_hz, &why)) return 1;
-  if (r->problems[0]) cpucycles_persecond_add_text(r, "; ");
-  cpucycles_persecond_add_text(r, "configure-time figure ");
-  cpucycles_persecond_add_number(r, build_hz);
-  cpucycles_persecond_add_text(r, ": ");
-  cpucycles_persecond_add_text(r, why);
+  cpucycles_text_format(r->problems, sizeof r->problems, "%sconfigure-time figure %lld: %s",
+                        r->problems[0] ? "; " : "", build_hz, why);
   return 0;
 }
 

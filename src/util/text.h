@@ -7,6 +7,7 @@
 #ifndef CPUCYCLES_TEXT_H
 #define CPUCYCLES_TEXT_H
 #include "util-fn.h"
+#include <stdarg.h>
 #include <string.h>
 
 /* len bytes of s (NULs among them appended as '?'). */
@@ -15,10 +16,18 @@ CPUCYCLES_UTIL_FN void cpucycles_text_add(char *buf, size_t size, const char *s,
 CPUCYCLES_UTIL_FN void cpucycles_text_add_str(char *buf, size_t size, const char *s);
 /* n in decimal. */
 CPUCYCLES_UTIL_FN void cpucycles_text_add_number(char *buf, size_t size, long long n);
-/* "0x" and 8 hexadecimal digits */
-CPUCYCLES_UTIL_FN void cpucycles_text_add_hex(char *buf, size_t size, unsigned int x);
-/* x >= 0 with three decimals ("41.538"), enough for cycles per tick. */
-CPUCYCLES_UTIL_FN void cpucycles_text_add_decimal(char *buf, size_t size, double x);
+/* fmt with these conversions of printf's, and no others, each appended as
+ * above:
+ *   %s     a string
+ *   %.*s   an int n >= 0, then exactly n bytes of a string (NULs among
+ *          them as '?', where printf would stop at the first)
+ *   %u     an unsigned int; %lld a long long
+ *   %08x   an unsigned int in 8 hexadecimal digits (write "0x%08x")
+ *   %.3f   a double x >= 0 with three decimals ("41.538", enough for
+ *          cycles per tick; a negative x is written as 0.000)
+ *   %%     a '%' */
+CPUCYCLES_UTIL_FN void cpucycles_text_format(char *buf, size_t size, const char *fmt, ...)
+    CPUCYCLES_UTIL_PRINTF(3, 4);
 
 #if defined(CPUCYCLES_UTIL_BODIES)
 CPUCYCLES_UTIL_FN void cpucycles_text_add(char *buf, size_t size, const char *s, size_t len)
@@ -48,24 +57,63 @@ CPUCYCLES_UTIL_FN void cpucycles_text_add_number(char *buf, size_t size, long lo
   cpucycles_text_add(buf, size, digits + i, sizeof digits - i);
 }
 
-CPUCYCLES_UTIL_FN void cpucycles_text_add_hex(char *buf, size_t size, unsigned int x)
+CPUCYCLES_UTIL_FN void cpucycles_text_format(char *buf, size_t size, const char *fmt, ...)
 {
-  char digits[11] = {'0', 'x'};
+  va_list ap;
+  const char *from;
+  char digits[8];
+  long long n;
+  unsigned int u;
   int i;
-  for (i = 0; i < 8; i++) digits[2 + i] = "0123456789abcdef"[(x >> (28 - 4 * i)) & 0xf];
-  digits[10] = 0;
-  cpucycles_text_add_str(buf, size, digits);
-}
-
-CPUCYCLES_UTIL_FN void cpucycles_text_add_decimal(char *buf, size_t size, double x)
-{
-  long long thousandths = x < 0 ? 0 : (long long)(x * 1000 + 0.5);
-  char frac[5] = {'.', 0, 0, 0, 0};
-  cpucycles_text_add_number(buf, size, thousandths / 1000);
-  frac[1] = (char)('0' + thousandths / 100 % 10);
-  frac[2] = (char)('0' + thousandths / 10 % 10);
-  frac[3] = (char)('0' + thousandths % 10);
-  cpucycles_text_add_str(buf, size, frac);
+  va_start(ap, fmt);
+  for (;;) {
+    for (from = fmt; *fmt && *fmt != '%'; fmt++) continue;
+    cpucycles_text_add(buf, size, from, (size_t)(fmt - from));
+    if (!*fmt++) break;
+    /* the first character after the '%' tells the conversions apart */
+    n = -1;
+    switch (*fmt) {
+    case '.':
+      if (fmt[1] == '3') { /* %.3f */
+        double x = va_arg(ap, double);
+        n = x < 0 ? 0 : (long long)(x * 1000 + 0.5);
+        cpucycles_text_add_number(buf, size, n / 1000);
+        digits[0] = '.';
+        for (i = 3; i > 0; i--, n /= 10) digits[i] = (char)('0' + n % 10);
+        cpucycles_text_add(buf, size, digits, 4);
+        fmt += 3;
+        break;
+      }
+      n = va_arg(ap, int); /* %.*s */
+      fmt += 2;
+      /* fall through */
+    case 's':
+      from = va_arg(ap, const char *);
+      cpucycles_text_add(buf, size, from, n < 0 ? strlen(from) : (size_t)n);
+      fmt++;
+      break;
+    case 'l': /* %lld */
+      cpucycles_text_add_number(buf, size, va_arg(ap, long long));
+      fmt += 3;
+      break;
+    case 'u':
+    case '0': /* %u, %08x */
+      u = va_arg(ap, unsigned int);
+      if (*fmt == 'u') {
+        cpucycles_text_add_number(buf, size, u);
+        fmt++;
+        break;
+      }
+      for (i = 0; i < 8; i++) digits[i] = "0123456789abcdef"[(u >> (28 - 4 * i)) & 0xf];
+      cpucycles_text_add(buf, size, digits, 8);
+      fmt += 3;
+      break;
+    default: /* %% */
+      cpucycles_text_add(buf, size, "%", 1);
+      if (*fmt) fmt++;
+    }
+  }
+  va_end(ap);
 }
 #endif
 #endif
