@@ -265,10 +265,19 @@ CPUCYCLES_COLD static void decide_persecond_now(void)
 }
 
 /* 1 once decision and frequency are known; 0 in a handler on top of
- * either being decided in this thread. */
-static int ensure_persecond(void)
+ * either being decided in this thread.  (Its slow part is one cold
+ * function, not a cold fragment in each public function that asks.) */
+CPUCYCLES_COLD static int ensure_persecond_slow(void)
 {
   return ensure_decided() && run_once(&persecond_once, decide_persecond_now);
+}
+
+static inline int ensure_persecond(void)
+{
+  if (__atomic_load_n(&decision_once.state, __ATOMIC_ACQUIRE) == DECIDED &&
+      __atomic_load_n(&persecond_once.state, __ATOMIC_ACQUIRE) == DECIDED)
+    return 1;
+  return ensure_persecond_slow();
 }
 
 const struct cpucycles_decision *cpucycles_decision(void)

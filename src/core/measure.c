@@ -33,7 +33,8 @@ static const struct cpucycles_kind_rule {
     {CPUCYCLES_KIND_OSCLOCK, "OS clock", 200, 1, CPUCYCLES_COUNTS_OS_CLOCK},
     {CPUCYCLES_KIND_NONE, "none", 0, 0, CPUCYCLES_COUNTS_NOTHING}};
 
-static const struct cpucycles_kind_rule *cpucycles_rule(int kind)
+/* Not inlined: each accessor below is then a call and a load. */
+__attribute__((__noinline__)) static const struct cpucycles_kind_rule *cpucycles_rule(int kind)
 {
   size_t i, n = sizeof cpucycles_kind_rules / sizeof cpucycles_kind_rules[0];
   for (i = 0; i + 1 < n; i++)
