@@ -95,7 +95,7 @@ int main(int argc, char **argv)
   c.read = p->read;
   persecond = cpucycles_persecond_resolve("/etc/cpucyclespersecond", getenv("cpucyclespersecond"),
                                           0, &report);
-  if (cpucycles_measure(&c, persecond, 1, &r))
+  if (cpucycles_measure(&c, persecond, &r) && cpucycles_measure_rate(&c, &r))
     fprintf(out,
             "yes precision=%lld hz=%.0f kind=%d scale=%.17g persecond=%lld scaled=%d "
             "inline=%d kindname=%s\n",

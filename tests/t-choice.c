@@ -101,7 +101,7 @@ static void tracesetup_lines(void)
     return;
   }
   for (i = 0; i < cpucycles_table_size; i++) {
-    if (!cpucycles_measure(&cpucycles_table[i], cpucycles_persecond(), 0, &r)) continue;
+    if (!cpucycles_measure(&cpucycles_table[i], cpucycles_persecond(), &r)) continue;
     if (cpucycles_table[i].release && i != cpucycles_decision()->index) cpucycles_table[i].release(0);
     working++;
     if (traced[i] <= 0 && strlen(wrong) + strlen(cpucycles_table[i].name) + 2 < sizeof wrong)

@@ -32,12 +32,12 @@ int main(void)
     struct cpucycles_result r;
     if (c->kind == CPUCYCLES_KIND_NONE) {
       /* the last resort must never win a selection on its merits */
-      int available = cpucycles_measure(c, persecond, 0, &r);
+      int available = cpucycles_measure(c, persecond, &r);
       tap_ok(!available && r.reason, "%s is never available to the selection (%s)", c->name,
              r.reason ? r.reason : "available!");
       continue;
     }
-    int works = cpucycles_measure(c, persecond, 1, &r);
+    int works = cpucycles_measure(c, persecond, &r) && cpucycles_measure_rate(c, &r);
     if (c->release) c->release(0);
     if (!works) {
       char what[64];

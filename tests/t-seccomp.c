@@ -93,7 +93,7 @@ static int child(unsigned int action)
     /* the selection may skip the system-call clock behind a working
      * CLOCK_MONOTONIC: measure it alone too */
     if (strstr(cpucycles_table[i].name, "syscall"))
-      cpucycles_measure(&cpucycles_table[i], d.persecond, 0, &r);
+      cpucycles_measure(&cpucycles_table[i], d.persecond, &r);
     if ((strstr(cpucycles_table[i].name, "perf") || strstr(cpucycles_table[i].name, "syscall")) &&
         (r.available || !strstr(r.reason, "seccomp")))
       _exit(2);

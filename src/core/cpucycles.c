@@ -79,7 +79,7 @@ CPUCYCLES_COLD void cpucycles_build_plan(struct cpucycles_plan *plan)
  * variable: a child made with clone(CLONE_VM) and no TLS of its own shares
  * its parent's, and would take the parent's decision for its own. */
 static __thread char thread_marker;
-static long this_thread(void)
+CPUCYCLES_COLD __attribute__((__noinline__)) static long this_thread(void)
 {
 #if defined(__linux__) && defined(SYS_gettid)
   long tid = syscall(SYS_gettid);
@@ -179,7 +179,7 @@ CPUCYCLES_COLD static void decide_now(void)
   __atomic_store_n(&cpucycles_abi_read, decision.scale != 1 ? scaled_read : dispatch_read,
                    __ATOMIC_RELEASE);
   if (decision.build_verified) {
-    cpucycles_abi_inline_scale_q32 = CPUCYCLES_SCALE_Q32(decision.scale);
+    cpucycles_abi_inline_scale_q32 = dispatch_scale_q32;
     __atomic_store_n(&cpucycles_abi_inline_id, CPUCYCLES_INLINE_ID, __ATOMIC_RELEASE);
   }
 }

@@ -57,7 +57,7 @@ CPUCYCLES_COLD static const char *verify_build_counter(const struct cpucycles_co
   if (plan->build_counter < 0 || plan->build_counter >= n) return "no counter was chosen at build time";
   c = &table[plan->build_counter];
   if (!d->host_matches) return "this host differs from the build host";
-  if (!cpucycles_measure_reads(c, d->persecond, 0, RECHECK_READS, r)) {
+  if (!cpucycles_measure_reads(c, d->persecond, RECHECK_READS, r)) {
     cpucycles_text_format(d->why, sizeof d->why, "%s failed its check here: %s", c->name,
                           r->reason);
     return d->why;

@@ -102,7 +102,7 @@ static pthread_mutex_t cpucycles_guard_lock = PTHREAD_MUTEX_INITIALIZER;
  * under way then, so its calls go ahead without taking the lock again. */
 static __thread int cpucycles_guard_held_by_fork;
 
-CPUCYCLES_COLD static int cpucycles_guarded_index(int signo)
+CPUCYCLES_COLD __attribute__((__noinline__)) static int cpucycles_guarded_index(int signo)
 {
   int i;
   for (i = 0; i < CPUCYCLES_NGUARDED; i++)

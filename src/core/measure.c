@@ -241,21 +241,13 @@ CPUCYCLES_COLD static void cpucycles_trial_init(struct cpucycles_trial *t,
                                                 const struct cpucycles_counter *c,
                                                 long long persecond, int reads, int time_rate)
 {
-  int i;
+  memset(t, 0, sizeof *t); /* no reason, rate, timings, scale or steps yet */
   t->c = c;
   t->persecond = persecond;
   t->reads = reads;
   t->s.persecond = persecond;
-  t->s.reason = 0;
-  t->s.nominal_hz = 0;
-  t->s.rate_timed = 0;
   t->setup_status = -1;
   t->time_rate = time_rate;
-  for (i = 0; i < CPUCYCLES_RATE_TIMINGS; i++) t->timed_hz[i] = 0;
-  t->scale = 0;
-  t->smallest_step = 0;
-  t->decreased = 0;
-  t->tries = 0;
 }
 
 
@@ -272,50 +264,48 @@ CPUCYCLES_COLD static void cpucycles_time_counter(void *arg)
 }
 
 CPUCYCLES_COLD static int cpucycles_measure_with(const struct cpucycles_counter *c,
-                                                 long long persecond, int measure_hz, int reads,
-                                                 int time_rate, struct cpucycles_result *r)
+                                                 long long persecond, int reads, int time_rate,
+                                                 struct cpucycles_result *r)
 {
   struct cpucycles_trial t;
-  struct cpucycles_timing tm;
-  int signo;
 
-  r->available = 0;
-  r->reason = 0;
-  r->precision = 0;
-  r->scale = 0;
-  r->nominal_hz = 0;
-  r->measured_hz = 0;
+  memset(r, 0, sizeof *r); /* not available, no reason, no figures */
   if (c->kind == CPUCYCLES_KIND_NONE) {
     r->reason = "never increases (last resort)";
     return 0;
   }
   cpucycles_trial_init(&t, c, persecond, reads, time_rate);
-  if (!cpucycles_measure_in_guard(&t, r)) return 0;
-  if (measure_hz) {
-    tm.c = c;
-    tm.hz = 0;
-    signo = cpucycles_call_for(c, cpucycles_time_counter, &tm);
-    if (signo) {
-      r->available = 0;
-      r->reason = cpucycles_fault_reason(signo);
-      return 0;
-    }
-    r->measured_hz = tm.hz;
-  }
-  return 1;
+  return cpucycles_measure_in_guard(&t, r);
 }
 
 /* The recheck: configure timed the rate and chose this scale already. */
 CPUCYCLES_COLD int cpucycles_measure_reads(const struct cpucycles_counter *c, long long persecond,
-                                           int measure_hz, int reads, struct cpucycles_result *r)
+                                           int reads, struct cpucycles_result *r)
 {
-  return cpucycles_measure_with(c, persecond, measure_hz, reads, 0, r);
+  return cpucycles_measure_with(c, persecond, reads, 0, r);
 }
 
 CPUCYCLES_COLD int cpucycles_measure(const struct cpucycles_counter *c, long long persecond,
-                                     int measure_hz, struct cpucycles_result *r)
+                                     struct cpucycles_result *r)
 {
-  return cpucycles_measure_with(c, persecond, measure_hz, CPUCYCLES_READS_PER_TRY, 1, r);
+  return cpucycles_measure_with(c, persecond, CPUCYCLES_READS_PER_TRY, 1, r);
+}
+
+CPUCYCLES_COLD int cpucycles_measure_rate(const struct cpucycles_counter *c,
+                                          struct cpucycles_result *r)
+{
+  struct cpucycles_timing tm;
+  int signo;
+  tm.c = c;
+  tm.hz = 0;
+  signo = cpucycles_call_for(c, cpucycles_time_counter, &tm);
+  if (signo) {
+    r->available = 0;
+    r->reason = cpucycles_fault_reason(signo);
+    return 0;
+  }
+  r->measured_hz = tm.hz;
+  return r->available;
 }
 
 CPUCYCLES_COLD int cpucycles_choose(const struct cpucycles_result *results, int n)
@@ -348,7 +338,7 @@ CPUCYCLES_COLD int cpucycles_select(const struct cpucycles_counter *table, int n
       results[i].reason = cpucycles_reason_not_measured;
       continue;
     }
-    cpucycles_measure(&table[i], persecond, 0, &results[i]);
+    cpucycles_measure(&table[i], persecond, &results[i]);
     if (table[i].kind == CPUCYCLES_KIND_OSCLOCK && results[i].available) os_clock = i;
     /* Each counter is measured alone, as configure's probes (one process
      * each) and libcpucycles measure them: what one counter set up can
@@ -364,7 +354,7 @@ CPUCYCLES_COLD int cpucycles_select(const struct cpucycles_counter *table, int n
   for (;;) {
     best = cpucycles_choose(results, n);
     if (!results[best].available || table[best].kind == CPUCYCLES_KIND_NONE) return best;
-    if (cpucycles_measure(&table[best], persecond, 0, &again)) return best;
+    if (cpucycles_measure(&table[best], persecond, &again)) return best;
     if (table[best].release && best != in_use) table[best].release(0);
     results[best].available = 0;
     results[best].reason = "worked only beside another counter: failed when set up alone";

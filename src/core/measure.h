@@ -63,17 +63,23 @@ int cpucycles_kind_is_cycle_counter(int kind);
 
 /* Sets up and measures one counter, all under the fault guard.  persecond
  * is the CPU frequency estimate used to scale scaled kinds, whose rate is
- * timed CPUCYCLES_RATE_TIMINGS times to check the scale.  When
- * measure_hz is nonzero, also times the counter against CLOCK_MONOTONIC
- * over 10 ms.  Returns r->available. */
+ * timed CPUCYCLES_RATE_TIMINGS times to check the scale.  Returns
+ * r->available (r->measured_hz stays 0). */
 int cpucycles_measure(const struct cpucycles_counter *c, long long persecond,
-                      int measure_hz, struct cpucycles_result *r);
+                      struct cpucycles_result *r);
 
 /* cpucycles_measure with `reads` reads per try instead of libcpucycles'
  * 1000, and without timing the rate: the first call's recheck of a
  * counter configure measured. */
-int cpucycles_measure_reads(const struct cpucycles_counter *c, long long persecond,
-                            int measure_hz, int reads, struct cpucycles_result *r);
+int cpucycles_measure_reads(const struct cpucycles_counter *c, long long persecond, int reads,
+                            struct cpucycles_result *r);
+
+/* After cpucycles_measure, for configure's probes and the tests (the
+ * library never asks, so the shared library leaves it out): times the
+ * counter, as it is set up, against CLOCK_MONOTONIC over 10 ms, under the
+ * guard, into r->measured_hz.  Returns r->available (0, with the fault as
+ * r->reason, when the timing faulted). */
+int cpucycles_measure_rate(const struct cpucycles_counter *c, struct cpucycles_result *r);
 
 /* How many times a scaled counter's rate is timed for its check, and over
  * how long each (configure's probes and a run-time selection; the first

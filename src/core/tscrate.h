@@ -47,15 +47,13 @@ static inline long long cpucycles_tscrate_hypervisor(unsigned int max_leaf, unsi
  * CPUID says there is a hypervisor), or 0 with *source untouched. */
 static inline long long cpucycles_tscrate_here(const char **source)
 {
-  unsigned int a, b, c, d, max = __get_cpuid_max(0, 0), base_mhz = 0;
-  long long hz = 0;
-  if (max >= 0x15) {
-    unsigned int a15, b15, c15;
-    __cpuid(0x15, a15, b15, c15, d);
-    if (max >= 0x16) __cpuid(0x16, base_mhz, b, c, d);
-    hz = cpucycles_tscrate_cpuid(a15, b15, c15, 0, source);
-    if (hz) return hz;
-  }
+  unsigned int a = 0, b = 0, c = 0, d, max = __get_cpuid_max(0, 0), base_mhz = 0, other[3];
+  long long hz;
+  /* leaf 0x15's ratio first, leaf 0x16's base frequency kept for the end */
+  if (max >= 0x15) __cpuid(0x15, a, b, c, d);
+  if (max >= 0x16) __cpuid(0x16, base_mhz, other[0], other[1], other[2]);
+  hz = cpucycles_tscrate_cpuid(a, b, c, 0, source);
+  if (hz) return hz;
   __cpuid(1, a, b, c, d);
   if (c & (1u << 31)) { /* a hypervisor is present */
     unsigned int max_hv;

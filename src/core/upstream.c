@@ -40,7 +40,7 @@ CPUCYCLES_COLD void cpucycles_tracesetup(void)
   cpucycles_select(cpucycles_table, n, d->persecond, d->index, results);
   for (i = 0; i < n; i++)
     if (results[i].reason == cpucycles_reason_not_measured)
-      cpucycles_measure(&cpucycles_table[i], d->persecond, 0, &results[i]);
+      cpucycles_measure(&cpucycles_table[i], d->persecond, &results[i]);
   cpucycles_table_release_others(d->index, 0);
   for (i = 0; i < n; i++)
     printf("cpucycles tracesetup %d %s precision %lld scaling %f only32 0\n", i,

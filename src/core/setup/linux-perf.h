@@ -387,6 +387,20 @@ static inline struct cpucycles_perf_event *cpucycles_perf_thread_event(
   return 0;
 }
 
+/* Forgets e, whose descriptor is not our event any more, without closing
+ * it (the number may be the program's now).  The read's rare path, kept
+ * out of it (not inlined: the read stays as short as it was). */
+CPUCYCLES_COLD __attribute__((__noinline__)) static void cpucycles_perf_forget(
+    struct cpucycles_perf_event *e)
+{
+  sigset_t saved;
+  cpucycles_perf_lock_all(&saved);
+  cpucycles_perf_unlink(e);
+  cpucycles_perf_unlock_all(&saved);
+  e->fd = -1;
+  e->open = 0;
+}
+
 /* A read()-based count of the calling thread's event.  Before each read()
  * the descriptor is checked to be still our event (PERF_EVENT_IOC_ID): a
  * program that closes every descriptor (a daemon) and opens a file that
@@ -408,16 +422,8 @@ static inline long long cpucycles_perf_read_count(struct cpucycles_perf_event *e
       count = e->base + (long long)value;
       break;
     }
-    /* Not ours any more: forget it without closing (the number may be
-     * the program's now) and open another. */
-    {
-      sigset_t saved;
-      cpucycles_perf_lock_all(&saved);
-      cpucycles_perf_unlink(e);
-      cpucycles_perf_unlock_all(&saved);
-    }
-    e->fd = -1;
-    e->open = 0;
+    /* Not ours any more: forget it and open another. */
+    cpucycles_perf_forget(e);
     count = e->last;
   }
   if (count < e->last) count = e->last;
