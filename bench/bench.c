@@ -9,9 +9,10 @@
  *   first call     microseconds in fresh processes: the verified inline
  *                  path, and a full run-time selection
  *   probes         what configure's probes took (recorded by configure)
- *   null           seeds/004's null benchmark: an empty region, raw and
- *                  with the null overhead subtracted
- *   loop           seeds/004's loop benchmark: a dec/jnz loop of l
+ *   null           the null benchmark: an empty region between two reads
+ *                  (what the harness must report as 0), raw and with the
+ *                  null overhead subtracted
+ *   loop           the loop benchmark: a dec/jnz loop of l
  *                  iterations, l = 10^3..10^6: cycles per iteration,
  *                  spread, the harness's flags, and R^2 of a linear fit */
 #include "cpucycles.h"
@@ -106,7 +107,7 @@ static int first_call_child(const char *mode)
 
 static void empty(void *arg) { (void)arg; }
 
-/* seeds/004's loop: l iterations of a decrement and a branch, which the
+/* The loop benchmark: l iterations of a decrement and a branch, which the
  * compiler must not remove or unroll. */
 static void loop(void *arg)
 {
@@ -173,7 +174,7 @@ int main(int argc, char **argv)
 
   memset(&o, 0, sizeof o);
   o.iterations = 10000;
-  o.calls = 1; /* seeds/004's null benchmark: one empty call between the reads */
+  o.calls = 1; /* the null benchmark: one empty call between the reads */
   o.keep_overhead = 1;
   if (cpucycles_bench(empty, 0, &o, &res) == 0)
     printf("%-34s %9.0f %9.1f %9.0f  cycles (precision %lld)\n", "null benchmark, raw", res.min,
