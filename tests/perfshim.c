@@ -3,18 +3,28 @@
  * hardware CPU-cycles perf_event_open request is rewritten into a software
  * task-clock event (nanoseconds this thread ran) with the same pid, cpu,
  * group and flags.  Then every perf code path (open, per-thread events,
- * read(), release, close-on-exec) runs here for real. */
+ * read(), release, close-on-exec) runs here for real.
+ *
+ * With CPUCYCLES_PERFSHIM_PMU=nofilter in the environment it plays a PMU
+ * that cannot tell privilege modes apart (riscv's SBI PMU without
+ * Sscofpmf): a cycles request that excludes the kernel or the hypervisor
+ * is refused with EINVAL, as that kernel refuses it.  With =refuse, every
+ * cycles request is refused with EINVAL. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/syscall.h>
 
-/* How many requests were rewritten (tests look it up with dlsym). */
+/* How many requests were rewritten, and how many of them counted every
+ * privilege mode (tests look them up with dlsym). */
 long cpucycles_perfshim_rewrites;
+long cpucycles_perfshim_unfiltered;
 
 /* Any other system call, forwarded with six arguments: the shim cannot
  * know how many the caller passed, and glibc's syscall() reads six
@@ -47,6 +57,14 @@ long syscall(long number, ...)
     struct perf_event_attr task_clock;
     va_end(ap);
     if (asked && asked->type == PERF_TYPE_HARDWARE && asked->config == PERF_COUNT_HW_CPU_CYCLES) {
+      const char *pmu = getenv("CPUCYCLES_PERFSHIM_PMU");
+      if (pmu && (strcmp(pmu, "refuse") == 0 ||
+                  (strcmp(pmu, "nofilter") == 0 && (asked->exclude_kernel || asked->exclude_hv)))) {
+        errno = EINVAL;
+        return -1;
+      }
+      if (!asked->exclude_kernel && !asked->exclude_hv)
+        __atomic_add_fetch(&cpucycles_perfshim_unfiltered, 1, __ATOMIC_RELAXED);
       task_clock = *asked;
       task_clock.type = PERF_TYPE_SOFTWARE;
       task_clock.config = PERF_COUNT_SW_TASK_CLOCK;

@@ -7,17 +7,21 @@
  * This machine has no PMU, so the test runs itself again with
  * tests/perfshim preloaded, which turns the library's cycles request into
  * a task-clock event: the same perf code paths, counting nanoseconds.
- * Where neither a PMU nor the shim gives an event, it SKIPs. */
+ * Where neither a PMU nor the shim gives an event, it SKIPs.  The shim
+ * also plays a PMU that cannot exclude the kernel (riscv's SBI PMU): the
+ * event is asked for again counting every mode, and when that fails too,
+ * the reason names the errno. */
 #include "cpucycles.h"
 #include "decide.h"
 #include "perf-util.h"
 #include "table.h"
 #include "tap.h"
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/wait.h>
 
-#define PLAN 11
+#define PLAN 13
 #define BUSY_MS 20
 /* 20 ms of running counts at least this much: nanoseconds (task clock)
  * or cycles (a real PMU at 50 MHz or more). */
@@ -99,6 +103,7 @@ int main(int argc, char **argv)
   pthread_t thread;
   long long counted = 0, before, after1, after2;
   int fds, maps, extra_fds, extra_maps, fd, file, chosen, status;
+  long *unfiltered;
   char buf[9] = {0};
   pid_t pid;
 
@@ -195,6 +200,34 @@ int main(int argc, char **argv)
   c = counter("default-perfevent");
   tap_ok(c->setup(&s) == 0 && perf_fds() == 1 && (c->release(0), perf_fds() == 0),
          "set up again and released again: one descriptor, then none");
+
+  /* A PMU that refuses exclude_kernel and exclude_hv with EINVAL (the
+   * shim plays one): the event is asked for again without them. */
+  unfiltered = (long *)dlsym(RTLD_DEFAULT, "cpucycles_perfshim_unfiltered");
+  if (!unfiltered) {
+    tap_skip("a PMU that cannot exclude the kernel", "a real PMU here, not tests/perfshim");
+    tap_skip("a PMU that refuses the event", "a real PMU here, not tests/perfshim");
+  } else {
+    long unfiltered_before = *unfiltered;
+    setenv("CPUCYCLES_PERFSHIM_PMU", "nofilter", 1);
+    s.reason = 0;
+    status = c->setup(&s);
+    before = status == 0 ? c->read() : 0;
+    busy_ms(BUSY_MS);
+    after1 = status == 0 ? c->read() : 0;
+    if (status == 0) c->release(0);
+    tap_ok(status == 0 && *unfiltered > unfiltered_before && after1 - before > COUNTED_IN_BUSY,
+           "a PMU that cannot exclude the kernel (EINVAL) gets the event again counting every "
+           "mode, and it counts (%s, %lld)", status == 0 ? "set up" : s.reason, after1 - before);
+    setenv("CPUCYCLES_PERFSHIM_PMU", "refuse", 1);
+    s.reason = 0;
+    status = c->setup(&s);
+    if (status == 0) c->release(0);
+    tap_ok(status != 0 && s.reason && strstr(s.reason, "(EINVAL)") && perf_fds() == 0,
+           "a PMU that refuses both: the reason names the errno, nothing left open (%s)",
+           status == 0 ? "set up!" : s.reason ? s.reason : "no reason");
+    unsetenv("CPUCYCLES_PERFSHIM_PMU");
+  }
 
   /* A selection while the process counts with default-perfevent
    * (cpucycles_tracesetup()): the counter in use is set up again over its

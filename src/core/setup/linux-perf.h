@@ -150,19 +150,22 @@ CPUCYCLES_COLD static inline void cpucycles_perf_close(struct cpucycles_perf_eve
   e->open = 0;
 }
 
+/* Why perf_event_open() failed, with its errno (by name; the errnos that
+ * mean one thing share a message). */
 CPUCYCLES_COLD static inline const char *cpucycles_perf_errno_reason(int error)
 {
   if (error == ENOENT || error == EOPNOTSUPP || error == ENODEV)
-    return "perf_event_open: hardware cycle events not supported (no PMU)";
+    return "perf_event_open: hardware cycle events not supported (no PMU: ENOENT, EOPNOTSUPP or ENODEV)";
   if (error == EACCES || error == EPERM)
-    return "perf_event_open: not permitted (see /proc/sys/kernel/perf_event_paranoid)";
-  if (error == ENOSYS) return "perf_event_open: no such system call";
-  if (error == EMFILE || error == ENFILE) return "perf_event_open: out of file descriptors";
-  return "perf_event_open failed";
+    return "perf_event_open: not permitted (EACCES or EPERM: see /proc/sys/kernel/perf_event_paranoid)";
+  if (error == EINVAL) return "perf_event_open: the PMU refused the cycles event, with the kernel excluded and without (EINVAL)";
+  if (error == ENOSYS) return "perf_event_open: no such system call (ENOSYS)";
+  if (error == EMFILE || error == ENFILE) return "perf_event_open: out of file descriptors (EMFILE or ENFILE)";
+  return "perf_event_open failed, with an errno other than ENOENT, EOPNOTSUPP, ENODEV, EACCES, EPERM, EINVAL, ENOSYS, EMFILE, ENFILE";
 }
 
-/* The event every perf counter asks for: the CPU's cycles, in user space
- * only (config1: the arch's flags, e.g. arm64's user-access bit). */
+/* The event every perf counter asks for first: the CPU's cycles, in user
+ * space only (config1: the arch's flags, e.g. arm64's user-access bit). */
 CPUCYCLES_COLD static inline void cpucycles_perf_cycles_attr(struct perf_event_attr *attr,
                                                              unsigned long long config1)
 {
@@ -175,8 +178,31 @@ CPUCYCLES_COLD static inline void cpucycles_perf_cycles_attr(struct perf_event_a
   attr->exclude_hv = 1;
 }
 
-/* A close-on-exec descriptor for a user-space CPU-cycles event of this
- * thread on any CPU, or -1 with *reason. */
+/* perf_event_open(attr) for this thread on any CPU, close-on-exec, or -1
+ * with errno. */
+CPUCYCLES_COLD static inline int cpucycles_perf_syscall(struct perf_event_attr *attr)
+{
+  int fd;
+  /* the integers as long: syscall() is variadic and reads longs */
+  fd = (int)syscall(SYS_perf_event_open, attr, 0L, -1L, -1L, (long)PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0 && errno == EINVAL) {
+    /* kernels before 3.14 know no PERF_FLAG_FD_CLOEXEC */
+    fd = (int)syscall(SYS_perf_event_open, attr, 0L, -1L, -1L, 0L);
+    if (fd >= 0) fcntl(fd, F_SETFD, FD_CLOEXEC);
+  }
+  return fd;
+}
+
+/* A close-on-exec descriptor for a CPU-cycles event of this thread on any
+ * CPU, or -1 with *reason.  User space only where the PMU can tell the
+ * privilege modes apart; a PMU that cannot refuses exclude_kernel and
+ * exclude_hv with EINVAL (riscv's SBI PMU without the Sscofpmf extension,
+ * as on Debian's riscv64 kernel under qemu; some arm32 and ppc PMUs), so
+ * the event is asked for again counting every mode, as libcpucycles does.
+ * The counters read from user space (RDCYCLE, PMCCNTR, RDPMC) count every
+ * mode on such hardware anyway; a read() of the event then also counts
+ * the cycles the kernel spends for the thread, in interrupts and system
+ * calls, which a region free of system calls seldom holds. */
 CPUCYCLES_COLD static inline int cpucycles_perf_open_fd(unsigned long long config1,
                                                         const char **reason)
 {
@@ -187,12 +213,11 @@ CPUCYCLES_COLD static inline int cpucycles_perf_open_fd(unsigned long long confi
     *reason = CPUCYCLES_SECCOMP_REASON;
     return -1;
   }
-  /* the integers as long: syscall() is variadic and reads longs */
-  fd = (int)syscall(SYS_perf_event_open, &attr, 0L, -1L, -1L, (long)PERF_FLAG_FD_CLOEXEC);
-  if (fd < 0 && errno == EINVAL) {
-    /* kernels before 3.14 know no PERF_FLAG_FD_CLOEXEC */
-    fd = (int)syscall(SYS_perf_event_open, &attr, 0L, -1L, -1L, 0L);
-    if (fd >= 0) fcntl(fd, F_SETFD, FD_CLOEXEC);
+  fd = cpucycles_perf_syscall(&attr);
+  if (fd < 0 && (errno == EINVAL || errno == EOPNOTSUPP)) {
+    attr.exclude_kernel = 0;
+    attr.exclude_hv = 0;
+    fd = cpucycles_perf_syscall(&attr);
   }
   if (fd < 0) *reason = cpucycles_perf_errno_reason(errno);
   return fd;
