@@ -8,6 +8,13 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+/* The fingerprint being written from /proc/cpuinfo, and which keys it has. */
+struct cpucycles_cpuinfo_identity {
+  char *buf;
+  size_t len;
+  unsigned long seen; /* bit k: cpucycles_cpuinfo_keys[k] is in buf */
+};
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #if defined(__GLIBC__) && defined(__has_include)
@@ -60,53 +67,90 @@ CPUCYCLES_COLD static void x86_fingerprint(char *buf, size_t len)
 }
 #endif
 
-#if !(defined(__x86_64__) || defined(__i386__)) || defined(CPUCYCLES_FUZZING)
-/* The identity a /proc/cpuinfo line gives: the value of a "model name",
- * "cpu model", "uarch", "cpu", "CPU part" or "CPU implementer" line, into
- * buf (cut to len - 1 bytes).  Returns 1 when it is one, with a value.
- * (Compiled on x86 too for the fuzzer, tests/fuzz/fuzz-cpuinfo.c.) */
-CPUCYCLES_COLD static int cpucycles_fingerprint_cpuinfo_line(const char *line, char *buf,
+#if !(defined(__x86_64__) || defined(__i386__)) || defined(CPUCYCLES_FINGERPRINT_CPUINFO)
+/* What identifies the processor in the /proc/cpuinfo of each
+ * architecture's kernel (its first CPU's lines; a line seen before is not
+ * taken again):
+ *   arm32, arm64   CPU implementer, variant, part, revision (the MIDR
+ *                  fields), model name, Features
+ *   riscv          mvendorid, marchid, mimpid (the machine ID registers),
+ *                  uarch, isa
+ *   ppc            cpu, revision (the PVR), timebase, machine
+ *   s390x          processor 0 (version, identification, machine type),
+ *                  features, facilities
+ *   mips           cpu model, isa
+ * Long lists (isa, features, facilities) are written as a hash: they tell
+ * processors apart, and would fill the fingerprint.  What changes while a
+ * machine runs (clock, BogoMIPS, cpu MHz) is left out. */
+static const struct {
+  const char *key, *name;
+  int hashed;
+} cpucycles_cpuinfo_keys[] = {
+    {"CPU implementer", "implementer", 0}, {"CPU variant", "variant", 0},
+    {"CPU part", "part", 0},               {"CPU revision", "cpu_revision", 0},
+    {"mvendorid", "mvendorid", 0},         {"marchid", "marchid", 0},
+    {"mimpid", "mimpid", 0},               {"processor 0", "processor0", 0},
+    {"cpu model", "model", 0},             {"model name", "model", 0},
+    {"cpu", "cpu", 0},                     {"uarch", "uarch", 0},
+    {"revision", "revision", 0},           {"timebase", "timebase", 0},
+    {"isa", "isa", 1},                     {"Features", "features", 1},
+    {"features", "features", 1},           {"facilities", "facilities", 1},
+    {"machine", "machine", 0},
+};
+#define CPUCYCLES_CPUINFO_VALUE_MAX 64 /* s390x's processor 0 line, whole */
+
+/* FNV-1a, 32 bits: a short name for a long list. */
+CPUCYCLES_COLD static unsigned int cpucycles_fingerprint_hash(const char *s, size_t n)
+{
+  unsigned int h = 2166136261u;
+  for (; n > 0; n--) h = (h ^ (unsigned char)*s++) * 16777619u;
+  return h;
+}
+
+/* Appends line's " name=value" (or " name#hash") to id->buf when it is one
+ * of the keys above, not seen before.  Always 0: read on (ppc's timebase
+ * and machine come after every CPU's lines).  A readfile_lines() callback
+ * (no stdio: the first call may be in a signal handler). */
+CPUCYCLES_COLD static int cpucycles_fingerprint_cpuinfo_line(void *ctx, const char *line,
                                                              size_t len)
 {
-  static const char *const keys[] = {"model name", "cpu model", "uarch", "cpu", "CPU part",
-                                     "CPU implementer"};
+  struct cpucycles_cpuinfo_identity *id = (struct cpucycles_cpuinfo_identity *)ctx;
   const char *value = 0;
-  size_t k, n = 0;
-  for (k = 0; !value && k < sizeof keys / sizeof keys[0]; k++)
-    value = cpucycles_cpuinfo_value(line, keys[k]);
-  if (!value) return 0;
+  size_t k, n;
+  (void)len;
+  for (k = 0; k < sizeof cpucycles_cpuinfo_keys / sizeof cpucycles_cpuinfo_keys[0]; k++)
+    if ((value = cpucycles_cpuinfo_value(line, cpucycles_cpuinfo_keys[k].key)) != 0) break;
+  if (!value || (id->seen & (1ul << k))) return 0;
   while (*value == ' ' || *value == '\t') value++;
-  for (; value[n] && value[n] != '\n' && n + 1 < len; n++) buf[n] = value[n];
-  buf[n] = 0;
-  return n > 0;
+  for (n = strlen(value); n > 0 && (value[n - 1] == ' ' || value[n - 1] == '\t'); n--) continue;
+  if (n == 0) return 0;
+  id->seen |= 1ul << k;
+  if (cpucycles_cpuinfo_keys[k].hashed)
+    cpucycles_text_format(id->buf, id->len, " %s#%08x", cpucycles_cpuinfo_keys[k].name,
+                          cpucycles_fingerprint_hash(value, n));
+  else
+    cpucycles_text_format(id->buf, id->len, " %s=%.*s", cpucycles_cpuinfo_keys[k].name,
+                          (int)(n < CPUCYCLES_CPUINFO_VALUE_MAX ? n : CPUCYCLES_CPUINFO_VALUE_MAX),
+                          value);
+  return 0;
 }
 #endif
 
 #if !(defined(__x86_64__) || defined(__i386__))
-struct cpucycles_fingerprint_identity {
-  char *buf;
-  size_t len;
-};
-
-CPUCYCLES_COLD static int cpucycles_fingerprint_identity_line(void *ctx, const char *line,
-                                                              size_t len)
-{
-  struct cpucycles_fingerprint_identity *id = (struct cpucycles_fingerprint_identity *)ctx;
-  (void)len;
-  return cpucycles_fingerprint_cpuinfo_line(line, id->buf, id->len);
-}
-
-/* The first identity line of /proc/cpuinfo, or "".  Read with open/read
- * (readfile.h): the first call runs this, and must be async-signal-safe. */
+/* The identity of /proc/cpuinfo appended to buf, or " (no cpuinfo)".
+ * Read with open/read (readfile.h): the first call runs this, and must be
+ * async-signal-safe. */
 CPUCYCLES_COLD static void cpucycles_fingerprint_cpuinfo(char *buf, size_t len)
 {
   char chunk[512];
-  struct cpucycles_fingerprint_identity id;
+  struct cpucycles_cpuinfo_identity id;
+  size_t before = strlen(buf);
   id.buf = buf;
   id.len = len;
-  buf[0] = 0;
+  id.seen = 0;
   cpucycles_readfile_lines("/proc/cpuinfo", chunk, sizeof chunk,
-                           cpucycles_fingerprint_identity_line, &id);
+                           cpucycles_fingerprint_cpuinfo_line, &id);
+  if (strlen(buf) == before) cpucycles_text_format(buf, len, " (no cpuinfo)");
 }
 #endif
 
@@ -116,10 +160,8 @@ CPUCYCLES_COLD void cpucycles_fingerprint(char *buf, size_t len)
   x86_fingerprint(buf, len);
 #else
   struct utsname u;
-  char identity[96];
-  cpucycles_fingerprint_cpuinfo(identity, sizeof identity);
   buf[0] = 0;
-  cpucycles_text_format(buf, len, "%s %s", uname(&u) == 0 ? u.machine : "unknown",
-                        identity[0] ? identity : "(no cpuinfo)");
+  cpucycles_text_format(buf, len, "%s", uname(&u) == 0 ? u.machine : "unknown");
+  cpucycles_fingerprint_cpuinfo(buf, len);
 #endif
 }

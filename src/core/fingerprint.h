@@ -6,7 +6,8 @@
  * (family/model/stepping), leaf 1's feature words and the bits the
  * counters depend on (TSC, RDTSCP, invariant TSC), from glibc's cache of
  * CPUID where there is one; elsewhere the machine name and the first CPU
- * identification line of /proc/cpuinfo. */
+ * identification lines of /proc/cpuinfo (fingerprint.c lists them per
+ * architecture). */
 #ifndef CPUCYCLES_FINGERPRINT_H
 #define CPUCYCLES_FINGERPRINT_H
 #include <stddef.h>

@@ -10,7 +10,7 @@
  * Checked besides the sanitizers: every line comes out once, in order,
  * equal to the input's line cut to the buffer; every parser's result is 0
  * or plausible, and fits its buffer. */
-#define CPUCYCLES_FUZZING 1 /* fingerprint.c's identity line on x86 too */
+#define CPUCYCLES_FINGERPRINT_CPUINFO 1 /* fingerprint.c's cpuinfo reader on x86 too */
 #include "persecond.c"
 #include "fingerprint.c"
 #include "tickrate.h"
@@ -33,9 +33,11 @@ static void fuzz_parsers(const char *line, size_t idsize)
   const char *value;
   if (!identity) return;
   if (hz != 0 && (hz < CPUCYCLES_PERSECOND_MIN || hz > CPUCYCLES_PERSECOND_MAX)) abort();
-  if (cpucycles_fingerprint_cpuinfo_line(line, identity, idsize) &&
-      (!identity[0] || strlen(identity) >= idsize))
-    abort();
+  struct cpucycles_cpuinfo_identity id;
+  identity[0] = 0;
+  id.buf = identity, id.len = idsize, id.seen = 0;
+  cpucycles_fingerprint_cpuinfo_line(&id, line, strlen(line));
+  if (strlen(identity) >= idsize || (id.seen != 0) != (identity[0] != 0 || idsize == 1)) abort();
   rate = cpucycles_tickrate_cpuinfo_line(line, "timebase");
   if (rate != 0 && !(rate >= 1e3 && rate <= 1e11)) abort();
   rate = cpucycles_tickrate_cpuinfo_line(line, "cpu MHz");
