@@ -23,7 +23,7 @@ out=$(mktemp "${TMPDIR:-/tmp}/cpucycles-info.XXXXXX") || exit 1
 err=$out.err
 trap 'rm -f "$out" "$err" "$out.text"' EXIT
 
-echo "1..58"
+echo "1..73"
 if $info >"$out" 2>"$err" && grep -q '^cpucycles version ' "$out" && grep -q '^cpucycles implementation' "$out"; then
   ok "cpucycles-info prints its report and exits 0"
 else
@@ -322,7 +322,45 @@ compare_case 2 'NEW .*: not a cpucycles_bench() result' "a nested \"type\": \"be
 sed 's/"interquartile_mean": 1100,/"interquartile_mean": 1000, "interquartile_mean": 1100,/' "$saved-new.json" >"$saved-twice.json"
 compare_case 2 'NEW .*: not JSON: the key "interquartile_mean" appears more than once' "a key twice at the top level is refused" "$saved-old.json" "$saved-twice.json"
 { cat "$saved-new.json"; echo '{}'; } >"$saved-trailing.json"
-compare_case 2 'NEW .*: not JSON: line 9, column 1: more after the JSON value' "text after the object is refused" "$saved-old.json" "$saved-trailing.json"
+compare_case 2 'NEW .*: value 2 (line 9): not a cpucycles_bench() result' "an object after the result that is not one is refused" "$saved-old.json" "$saved-trailing.json"
+{ cat "$saved-new.json"; echo 'x'; } >"$saved-trailing.json"
+compare_case 2 'NEW .*: not JSON: line 9, column 1: not a JSON value' "text after the result is refused" "$saved-old.json" "$saved-trailing.json"
+# Several results per file, matched by name: an array of them, or one
+# after another (cat); each named once; the exit status says whether any
+# is slower, and with --exit-faster whether any is faster.
+suite() { # file [name cycles]...: the results one after another
+  f=$1; shift; : >"$f"
+  while [ $# -ge 2 ]; do saved_json "$f.one" "$1" "$2" 2; cat "$f.one" >>"$f"; shift 2; done
+  rm -f "$f.one"
+}
+suite "$saved-suite-old.json" hash 1000 sort 2000 gone 500
+suite "$saved-suite-new.json" sort 2000 hash 1100 added 700
+{ echo '['; sed '$!b; s/}$/},/' "$saved-old.json" | sed '$s/^}$/},/'; saved_json "$saved-one.json" sort 2000 2; cat "$saved-one.json"; echo ']'; } >"$saved-suite-array.json"
+rm -f "$saved-one.json"
+compare_case 1 '^hash: old 1000.00 .*new 1100.00 .*new/old 1.1000, .*: NEW slower' "two files of three results: matched by name, the slower one called" "$saved-suite-old.json" "$saved-suite-new.json"
+compare_case 1 '^2 compared: 1 slower, 0 faster, 1 indistinguishable' "and summed up" "$saved-suite-old.json" "$saved-suite-new.json"
+compare_case 1 '^gone: only in OLD' "a result only in OLD is named" "$saved-suite-old.json" "$saved-suite-new.json"
+compare_case 1 '^added: only in NEW' "a result only in NEW is named" "$saved-suite-old.json" "$saved-suite-new.json"
+compare_case 0 '^sort: .*new/old 1.0000, .*: indistinguishable' "a JSON array of results is read" "$saved-suite-array.json" "$saved-suite-new.json"
+echo '[]' >"$saved-suite-empty.json"
+compare_case 2 'NEW .*: no cpucycles_bench() result in it' "an empty array is refused" "$saved-suite-old.json" "$saved-suite-empty.json"
+suite "$saved-suite-twice.json" hash 1000 hash 1100
+compare_case 2 'NEW .*: two results are named "hash" (values 1 and 2)' "two results of one name are refused" "$saved-suite-old.json" "$saved-suite-twice.json"
+suite "$saved-suite-none.json" other 1000 another 1000
+compare_case 2 'nothing to compare' "no name in both files: exit 2" "$saved-suite-old.json" "$saved-suite-none.json"
+compare_case 3 ': NEW faster (tolerance 5%)' "20% faster with --exit-faster: exit 3" "$saved-old.json" "$saved-fast.json" --exit-faster
+compare_case 0 ': indistinguishable (tolerance 5%)' "the same with --exit-faster: exit 0" "$saved-old.json" "$saved-near.json" --exit-faster
+compare_case 1 ': NEW slower' "slower with --exit-faster: exit 1" "$saved-old.json" "$saved-new.json" --exit-faster
+suite "$saved-suite-faster.json" hash 800 sort 2000
+compare_case 3 '^2 compared: 0 slower, 1 faster' "a suite with one faster, none slower, --exit-faster: exit 3" "$saved-suite-old.json" "$saved-suite-faster.json" --exit-faster
+saved_json "$saved-wide.json" wide 1060 40
+compare_case 0 'new/old 1.0600, .*: indistinguishable' "6% slower whose interval reaches below +5%: not called slower" "$saved-old.json" "$saved-wide.json"
+$info --exit-faster >"$out" 2>"$err"; status=$?
+if [ $status -eq 2 ] && grep -q 'goes with --compare' "$err"; then
+  ok "--exit-faster without --compare is refused: exit 2, $(cat "$err")"
+else
+  notok "--exit-faster without --compare: exit $status"; sed 's/^/# /' "$out" "$err"
+fi
 awk '{ printf "%s\r\n", $0 }' "$saved-new.json" >"$saved-crlf.json"
 { printf '\357\273\277'; cat "$saved-new.json"; } >"$saved-bom.json"
 tr -d ' \n' <"$saved-new.json" >"$saved-minified.json"

@@ -107,7 +107,7 @@ int main(void)
   double x = 0;
   int r;
 
-  tap_plan(9);
+  tap_plan(11);
   for (i = 0; i < n; i++) {
     const struct example *e = &examples[i];
     r = cpucycles_json_parse(&doc, e->text, e->length ? e->length : strlen(e->text), why,
@@ -156,6 +156,48 @@ int main(void)
   tap_ok(cpucycles_json_parse(&doc, twice, strlen(twice), why, sizeof why) != 0 &&
              strstr(why, "\"b\""),
          "a key repeated at the top level is refused: %s", why);
+
+  /* Several values: an array's elements, or values one after another. */
+  {
+    static const struct {
+      const char *text;
+      size_t count;   /* values, or 0: refused */
+      const char *first, *last; /* the first and last value's text */
+    } sets[] = {
+        {"{\"a\": 1}", 1, "{\"a\": 1}", "{\"a\": 1}"},
+        {" [ {\"a\": 1} , {\"b\": [2, 3]} ] \n", 2, "{\"a\": 1}", "{\"b\": [2, 3]}"},
+        {"{\"a\": 1}\n{\"b\": 2}\n{}\n", 3, "{\"a\": 1}", "{}"},
+        {"\xef\xbb\xbf[]", 0, 0, 0}, /* an empty array: no value, and no error */
+        {"", 0, 0, 0},
+        {"  \n", 0, 0, 0},
+        {"[{\"a\": 1},]", 0, 0, 0},
+        {"[{\"a\": 1}] x", 0, 0, 0},
+        {"{\"a\": 1} x", 0, 0, 0},
+        {"{\"a\": 1}{", 0, 0, 0},
+    };
+    struct cpucycles_json_span *spans;
+    size_t i, count, wrong = 0;
+    for (i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+      const char *t = sets[i].text;
+      int r = cpucycles_json_values(t, strlen(t), &spans, &count, why, sizeof why);
+      int empty_array = i == 3;
+      if (sets[i].count == 0 && !empty_array) {
+        if (r == 0) wrong++, tap_diag("values of \"%s\": read, should be refused", t);
+      } else if (r != 0 || count != sets[i].count ||
+                 (count && (strlen(sets[i].first) != spans[0].length ||
+                            memcmp(t + spans[0].offset, sets[i].first, spans[0].length) != 0 ||
+                            strlen(sets[i].last) != spans[count - 1].length ||
+                            memcmp(t + spans[count - 1].offset, sets[i].last, spans[count - 1].length) != 0))) {
+        wrong++, tap_diag("values of \"%s\": %s", t, r ? why : "wrong spans");
+      }
+      free(spans);
+    }
+    tap_ok(wrong == 0, "several values: an array's elements and values one after another are "
+                       "found, with their exact bytes; broken sets are refused (%zu wrong)", wrong);
+    tap_ok(cpucycles_json_values("[1, {\"a\": [}]", 13, &spans, &count, why, sizeof why) != 0 &&
+               spans == 0 && count == 0 && strstr(why, "line 1, column 12"),
+           "a broken element is refused where it breaks: %s", why);
+  }
 
   if (setlocale(LC_NUMERIC, "de_DE.UTF-8") || setlocale(LC_NUMERIC, "de_DE.utf8")) {
     tap_ok(cpucycles_json_parse(&doc, "{\"x\": 5.25}", 11, why, sizeof why) == 0 &&

@@ -11,12 +11,12 @@
  *                            build counter, the best counter here in
  *                            use), 1 fallback to another cycle counter,
  *                            2 only an OS clock or nothing left
- *   cpucycles-info --compare OLD NEW [--tolerance PERCENT]
- *                            two cpucycles_bench() results saved as JSON
- *                            (cpucycles_bench_format()): 0 NEW is not
- *                            slower, 1 it is, 2 a file that cannot be read
- *                            or is refused (not strict JSON, over 16 MiB,
- *                            no finite figures)
+ *   cpucycles-info --compare OLD NEW [--tolerance PERCENT] [--exit-faster]
+ *                            cpucycles_bench() results saved as JSON
+ *                            (cpucycles_bench_format()), matched by name:
+ *                            0 none slower, 1 one is, 2 a file that cannot
+ *                            be read or is refused, 3 (--exit-faster) none
+ *                            slower, one faster (info-compare.c)
  *
  * Exit 1 with a message on stderr when the output cannot be written, 2 on a
  * bad command line. */
@@ -27,10 +27,8 @@
 #include "readfile.h"
 #include "info-abi.h"
 #include "private.h"
-#include "json-read.h"
+#include "info-compare.h"
 #include <errno.h>
-#include <math.h> /* isfinite, a macro: no libm */
-#include "stats.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +82,7 @@ static int find_library(void)
 
 static const char usage[] =
     "usage: cpucycles-info [--json | --check | --help | --version]\n"
-    "       cpucycles-info --compare OLD.json NEW.json [--tolerance PERCENT]\n"
+    "       cpucycles-info --compare OLD.json NEW.json [--tolerance PERCENT] [--exit-faster]\n"
     "  (no option)  report the build's counters, this host's verdict, the\n"
     "               unit, the frequency, a read's cost and the counter's step\n"
     "  --json       the same facts as one JSON object\n"
@@ -93,11 +91,15 @@ static const char usage[] =
     "               when the best cycle counter here is used), 1 when another\n"
     "               cycle counter is used, 2 when only an OS clock or nothing\n"
     "               is left\n"
-    "  --compare    NEW's cycles per call against OLD's, two cpucycles_bench()\n"
-    "               results saved by cpucycles_bench_format(): exit 0 when NEW\n"
-    "               is not slower, 1 when it is by more than the tolerance\n"
-    "               (default 5%: runs in two processes vary by a few percent),\n"
-    "               2 when a file cannot be read or is not such a result\n"
+    "  --compare    NEW's cycles per call against OLD's: cpucycles_bench()\n"
+    "               results saved by cpucycles_bench_format(), one or more per\n"
+    "               file (a JSON array, or one after another), matched by name;\n"
+    "               exit 0 when none is slower, 1 when one is by more than the\n"
+    "               tolerance (its whole interval beyond it; default 5%: runs in\n"
+    "               two processes vary by a few percent), 2 when a file cannot\n"
+    "               be read or is not such a result\n"
+    "  --exit-faster  with --compare: exit 3 when none is slower and one is\n"
+    "               faster (by more than the tolerance), instead of 0\n"
     "  --help       this text\n"
     "  --version    the version\n"
     "Each line and JSON member: cpucycles-info(1).  The counter library:\n"
@@ -125,7 +127,7 @@ static long long measure_deltas(long long *deltas, long long *step)
 }
 
 /* A full disk or a closed pipe must not look like success to a script. */
-static int finish(int status)
+int cpucycles_info_finish(int status)
 {
   if (fflush(stdout) != 0 || ferror(stdout)) {
     fprintf(stderr, "cpucycles-info: cannot write the output: %s\n", strerror(errno));
@@ -235,7 +237,7 @@ static int report_text(const struct cpucycles_decision *d)
     printf("cpucycles step: %lld: the smallest nonzero delta, the counter's resolution\n", step);
   else
     printf("cpucycles step: none: the counter did not move in %d reads\n", DELTAS);
-  return finish(0);
+  return cpucycles_info_finish(0);
 }
 
 /* ---- JSON mode ---- */
@@ -341,170 +343,7 @@ static int report_json(const struct cpucycles_decision *d)
   if (step) printf("%lld", step);
   else fputs("null", stdout);
   fputs("\n}\n", stdout);
-  return finish(0);
-}
-
-/* ---- compare mode ---- */
-
-/* A result is under 1 KiB, but its name may be long and a file may be
- * padded: the whole file is read, up to this many bytes (so that
- * /dev/zero or a wrong file ends with a message, not memory exhausted). */
-#define SAVED_MAX (16L << 20)
-#define SAVED_MAX_TEXT "16 MiB"
-
-/* A string of a saved result, as read: UTF-8 that may hold any character. */
-struct text {
-  const char *s;
-  size_t n;
-};
-
-struct saved {
-  const char *label, *path; /* "OLD" or "NEW", and its file */
-  char *text;               /* the file, until parsed */
-  size_t length;
-  struct cpucycles_json doc;
-  double cycles, error;
-  struct text name, counter, host; /* "" when missing */
-};
-
-/* t on f with control bytes as '?' (text.h's rule for the library's
- * messages): a file's name, counter or host ("\u001b]0;...\u0007",
- * "\u001b[2J") must not drive the terminal. */
-static void put_text(FILE *f, struct text t)
-{
-  size_t i;
-  for (i = 0; i < t.n; i++) {
-    unsigned char c = (unsigned char)t.s[i];
-    putc(c < 0x20 || c == 0x7f ? '?' : c, f);
-  }
-}
-
-/* "cpucycles-info: OLD path: what" (what in two parts) on stderr; -1. */
-static int refuse(const struct saved *r, const char *what, const char *more)
-{
-  struct text path;
-  path.s = r->path, path.n = strlen(r->path);
-  fprintf(stderr, "cpucycles-info: %s ", r->label);
-  put_text(stderr, path);
-  fprintf(stderr, ": %s%s\n", what, more);
-  return -1;
-}
-
-/* The whole of r->path into r->text: 0, or -1 with a message (a read
- * error as the system says it: a directory is "Is a directory"). */
-static int read_saved(struct saved *r)
-{
-  FILE *f = fopen(r->path, "rb");
-  size_t room = 0;
-  char *more;
-  int error = 0;
-  if (!f) return refuse(r, strerror(errno), "");
-  do {
-    if (r->length == room) {
-      room = room ? 2 * room : 65536;
-      if (room > SAVED_MAX + 1) room = SAVED_MAX + 1; /* one more byte says "too large" */
-      if (!(more = realloc(r->text, room))) {
-        error = ENOMEM;
-        break;
-      }
-      r->text = more;
-    }
-    errno = 0;
-    r->length += fread(r->text + r->length, 1, room - r->length, f);
-    if (ferror(f)) error = errno ? errno : EIO;
-  } while (!error && !feof(f) && r->length <= SAVED_MAX);
-  fclose(f);
-  if (error) return refuse(r, strerror(error), "");
-  if (r->length > SAVED_MAX)
-    return refuse(r, "too large (over " SAVED_MAX_TEXT "): not a cpucycles_bench() result", "");
-  return 0;
-}
-
-/* r's number key in *x: 0, or -1 with a message.  A number beyond a
- * double's range (1e999) reads as inf, which would make every interval
- * [-nan, inf] and pass the gate: refused. */
-static int figure(const struct saved *r, const char *key, double *x)
-{
-  if (!cpucycles_json_number(&r->doc, key, x)) return refuse(r, key, ": missing, or not a number");
-  if (!isfinite(*x)) return refuse(r, key, ": not a finite number (beyond a double's range)");
-  return 0;
-}
-
-/* r's string key, "" when it has none. */
-static struct text field(const struct saved *r, const char *key)
-{
-  struct text t;
-  if (!(t.s = cpucycles_json_string(&r->doc, key, &t.n))) t.s = "", t.n = 0;
-  return t;
-}
-
-/* A cpucycles_bench_format() JSON result from r->path, read as JSON
- * (json-read.h): only the top-level object's own members count.  0, or -1
- * with a message on stderr. */
-static int load_saved(struct saved *r)
-{
-  char why[256];
-  struct text type;
-  int read = read_saved(r);
-  int parsed = read == 0 && cpucycles_json_parse(&r->doc, r->text, r->length, why, sizeof why) == 0;
-  free(r->text), r->text = 0; /* (the document keeps its own text) */
-  if (read != 0) return -1;
-  if (!parsed) return refuse(r, "not JSON: ", why);
-  type = field(r, "type");
-  if (type.n != 5 || strcmp(type.s, "bench") != 0)
-    return refuse(r, "not a cpucycles_bench() result in JSON (no \"type\": \"bench\" at its top level)", "");
-  if (figure(r, "interquartile_mean", &r->cycles) != 0 ||
-      figure(r, "interquartile_mean_error", &r->error) != 0)
-    return -1;
-  if (r->cycles <= 0) return refuse(r, "interquartile_mean: not positive", "");
-  if (r->error < 0) return refuse(r, "interquartile_mean_error: negative", "");
-  r->name = field(r, "name"), r->counter = field(r, "counter"), r->host = field(r, "host");
-  return 0;
-}
-
-static int same(struct text a, struct text b) { return a.n == b.n && memcmp(a.s, b.s, a.n) == 0; }
-
-static int compare_loaded(const struct saved *old, const struct saved *new, double tolerance)
-{
-  double ratio, error, low, high, rel_old, rel_new;
-  const char *verdict = "indistinguishable";
-  int status = 0;
-  if (!same(old->counter, new->counter) || !same(old->host, new->host)) {
-    fputs("cpucycles-info: warning: measured with ", stderr), put_text(stderr, old->counter);
-    fputs(" on ", stderr), put_text(stderr, old->host);
-    fputs(", then ", stderr), put_text(stderr, new->counter);
-    fputs(" on ", stderr), put_text(stderr, new->host), fputs("\n", stderr);
-  }
-  ratio = new->cycles / old->cycles;
-  /* the delta method: relative errors add in quadrature */
-  rel_old = old->error / old->cycles, rel_new = new->error / new->cycles;
-  error = ratio * cpucycles_sqrt(rel_old * rel_old + rel_new * rel_new);
-  low = ratio - CPUCYCLES_Z99 * error, high = ratio + CPUCYCLES_Z99 * error;
-  if (!isfinite(low) || !isfinite(high)) { /* finite figures can still overflow: 1e300 / 1e-300 */
-    fputs("cpucycles-info: the figures are too far apart to compare (the ratio or its interval "
-          "is not finite)\n", stderr);
-    return 2;
-  }
-  if (low > 1 + tolerance / 100) verdict = "NEW slower", status = 1;
-  if (high < 1 - tolerance / 100) verdict = "NEW faster";
-  fputs("old ", stdout), put_text(stdout, old->name);
-  printf(": %.2f cycles per call (+- %.2f)\n", old->cycles, old->error);
-  fputs("new ", stdout), put_text(stdout, new->name);
-  printf(": %.2f cycles per call (+- %.2f)\n", new->cycles, new->error);
-  printf("new/old %.4f, 99%% interval [%.4f, %.4f]: %s (tolerance %g%%)\n", ratio, low, high,
-         verdict, tolerance);
-  return finish(status);
-}
-
-static int compare_saved(const char *old_path, const char *new_path, double tolerance)
-{
-  struct saved old, new;
-  int status;
-  memset(&old, 0, sizeof old), memset(&new, 0, sizeof new);
-  old.label = "OLD", old.path = old_path, new.label = "NEW", new.path = new_path;
-  status = load_saved(&old) == 0 && load_saved(&new) == 0 ? compare_loaded(&old, &new, tolerance) : 2;
-  cpucycles_json_free(&old.doc), cpucycles_json_free(&new.doc);
-  return status;
+  return cpucycles_info_finish(0);
 }
 
 /* ---- check mode ---- */
@@ -541,7 +380,7 @@ static int check(const struct cpucycles_decision *d)
     printf("cpucycles check: no cycle counter: only %s (%s) is left (%s)\n", name,
            cpucycles_kind_name(kind), d->why);
   }
-  return finish(status);
+  return cpucycles_info_finish(status);
 }
 
 int main(int argc, char **argv)
@@ -550,14 +389,15 @@ int main(int argc, char **argv)
   int i, modes = 0;
   const char *old_path = 0, *new_path = 0, *end;
   double tolerance = 5;
+  int exit_faster = 0;
 
   for (i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help")) {
       fputs(usage, stdout);
-      return finish(0);
+      return cpucycles_info_finish(0);
     } else if (!strcmp(argv[i], "--version")) {
       printf("cpucycles-info %s\n", CPUCYCLES_VERSION);
-      return finish(0);
+      return cpucycles_info_finish(0);
     } else if (!strcmp(argv[i], "--json")) {
       mode = JSON, modes++;
     } else if (!strcmp(argv[i], "--check")) {
@@ -565,6 +405,8 @@ int main(int argc, char **argv)
     } else if (!strcmp(argv[i], "--compare") && i + 2 < argc) {
       mode = COMPARE, modes++;
       old_path = argv[++i], new_path = argv[++i];
+    } else if (!strcmp(argv[i], "--exit-faster")) {
+      exit_faster = 1;
     } else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) {
       tolerance = cpucycles_parse_decimal(argv[++i], &end);
       if (end == argv[i] || *end || tolerance < 0 || tolerance >= 100) {
@@ -589,11 +431,15 @@ int main(int argc, char **argv)
     fputs(usage, stderr);
     return 2;
   }
+  if (exit_faster && mode != COMPARE) {
+    fputs("cpucycles-info: --exit-faster goes with --compare\n", stderr);
+    return 2;
+  }
   if (mode != COMPARE && find_library() != 0) return 2;
   switch (mode) {
   case JSON: return report_json(cpucycles_decision());
   case CHECK: return check(cpucycles_decision());
-  case COMPARE: return compare_saved(old_path, new_path, tolerance);
+  case COMPARE: return cpucycles_info_compare(old_path, new_path, tolerance, exit_faster);
   default: return report_text(cpucycles_decision());
   }
 }

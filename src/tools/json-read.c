@@ -17,7 +17,7 @@ struct parser {
   const char *error;           /* what is wrong at p: the first thing found */
   char *keep;                  /* where the next kept string goes */
   int depth;                   /* arrays and objects open around p */
-  struct cpucycles_json *doc;  /* where the top-level members go */
+  struct cpucycles_json *doc;  /* where the top-level members go (0: nowhere) */
   size_t room;                 /* for members, in doc->members */
 };
 
@@ -244,7 +244,7 @@ static int object(struct parser *s)
 {
   struct cpucycles_json_member *m = 0;
   size_t length;
-  int top = s->depth == 0;
+  int top = s->depth == 0 && s->doc;
   if (open_nested(s) != 0) return -1;
   if (peek(s) != '}')
     for (;;) {
@@ -394,4 +394,67 @@ int cpucycles_json_number(const struct cpucycles_json *doc, const char *key, dou
   if (!m || m->type != CPUCYCLES_JSON_NUMBER) return 0;
   *x = m->number;
   return 1;
+}
+
+/* A span at the end of *spans: -1 when out of memory. */
+static int add_span(struct parser *s, struct cpucycles_json_span **spans, size_t *count,
+                    size_t *room, const char *from)
+{
+  struct cpucycles_json_span *more;
+  if (*count == *room) {
+    size_t bigger = *room ? 2 * *room : 8;
+    if (!(more = realloc(*spans, bigger * sizeof *more))) return fail(s, "out of memory");
+    *spans = more, *room = bigger;
+  }
+  (*spans)[*count].offset = (size_t)(from - s->start);
+  (*spans)[*count].length = (size_t)(s->p - from);
+  (*count)++;
+  return 0;
+}
+
+int cpucycles_json_values(const char *text, size_t length, struct cpucycles_json_span **spans,
+                          size_t *count, char *why, size_t size)
+{
+  struct parser s;
+  const char *from;
+  size_t room = 0;
+  *spans = 0, *count = 0;
+  memset(&s, 0, sizeof s);
+  s.start = s.p = text, s.end = text + length;
+  if (length >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) s.p += 3; /* a byte order mark */
+  skip_space(&s);
+  if (peek(&s) == '[') {
+    /* array = "[" [ value *( "," value ) ] "]", each value a span */
+    if (open_nested(&s) == 0 && peek(&s) != ']')
+      for (;;) {
+        skip_space(&s);
+        from = s.p;
+        if (value(&s, 0) != 0 || add_span(&s, spans, count, &room, from) != 0) break;
+        skip_space(&s);
+        if (peek(&s) == ']') break;
+        if (peek(&s) != ',') {
+          fail(&s, "expected ',' or ']' after an array's value");
+          break;
+        }
+        s.p++;
+      }
+    if (!s.error) {
+      s.p++;
+      skip_space(&s);
+      if (s.p != s.end) fail(&s, "more after the JSON array");
+    }
+  } else {
+    do {
+      from = s.p;
+      if (value(&s, 0) != 0 || add_span(&s, spans, count, &room, from) != 0) break;
+      skip_space(&s);
+    } while (s.p != s.end);
+  }
+  if (s.error) {
+    if (size) describe(&s, why, size);
+    free(*spans);
+    *spans = 0, *count = 0;
+    return -1;
+  }
+  return 0;
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* json-read.h - a strict JSON reader (RFC 8259) for a document that is one
  * object of named values, as cpucycles_bench_format() writes: parse it
- * once, then look up the top-level object's own members by name.
+ * once, then look up the top-level object's own members by name.  A text
+ * of several such documents (an array, or one after another) is split
+ * into them first (cpucycles_json_values()).
  *
  * The whole text is checked: objects, arrays, strings (UTF-8, every
  * escape, \uXXXX with surrogate pairs), numbers by the grammar, true,
@@ -63,5 +65,20 @@ const struct cpucycles_json_member *cpucycles_json_find(const struct cpucycles_j
 const char *cpucycles_json_string(const struct cpucycles_json *doc, const char *key, size_t *length);
 /* 1 with key's number in *x; 0 when there is none or it is not a number */
 int cpucycles_json_number(const struct cpucycles_json *doc, const char *key, double *x);
+
+/* One value of a text that holds several: its bytes, text[offset] to
+ * text[offset + length - 1]. */
+struct cpucycles_json_span {
+  size_t offset, length;
+};
+
+/* The values text[0..length-1] holds: the elements of a top-level array,
+ * or values one after another with only whitespace between them (as
+ * `cat a.json b.json` makes; one value is one of them).  Each is checked
+ * as above, not kept: parse each span with cpucycles_json_parse().
+ * 0 with a malloc()ed *spans (free it) and *count, or -1 with why as
+ * above. */
+int cpucycles_json_values(const char *text, size_t length, struct cpucycles_json_span **spans,
+                          size_t *count, char *why, size_t size);
 
 #endif
