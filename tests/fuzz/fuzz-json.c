@@ -45,11 +45,40 @@ static void check_document(const struct cpucycles_json *doc)
   }
 }
 
+/* The values of a text of several: each span inside the text, after the
+ * one before, and a value by the grammar (parsed alone, it is refused
+ * only for a key twice at its top level). */
+static void check_values(const uint8_t *data, size_t size)
+{
+  struct cpucycles_json_span *spans;
+  struct cpucycles_json one;
+  size_t i, count, end = 0;
+  char why[256];
+  if (cpucycles_json_values((const char *)data, size, &spans, &count, why, sizeof why) != 0) {
+    if (spans || count) abort();
+    check_refusal(why);
+    return;
+  }
+  for (i = 0; i < count; i++) {
+    if (spans[i].offset < end || spans[i].length == 0 || spans[i].offset + spans[i].length > size)
+      abort();
+    end = spans[i].offset + spans[i].length;
+    if (cpucycles_json_parse(&one, (const char *)data + spans[i].offset, spans[i].length, why,
+                             sizeof why) == 0)
+      cpucycles_json_free(&one);
+    else if (!strstr(why, "appears more than once"))
+      abort();
+  }
+  free(spans);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   struct cpucycles_json doc, again;
   char why[256], *more;
-  int ok = cpucycles_json_parse(&doc, (const char *)data, size, why, sizeof why) == 0;
+  int ok;
+  check_values(data, size);
+  ok = cpucycles_json_parse(&doc, (const char *)data, size, why, sizeof why) == 0;
   if (!ok) {
     check_refusal(why);
     return 0;
