@@ -110,7 +110,7 @@ CPUCYCLES_COLD double cpucycles_scale_for(int kind, const struct cpucycles_setup
         return 0;
     return stated;
   }
-  /* A rate found by timing (seeds/000, libcpucycles' search): the CPU
+  /* A rate found by timing (libcpucycles' search for the scale): the CPU
    * frequency must be a steady multiple k/d of it, d a power of two up to
    * 1024 (an IBM z15 runs at 325/256 of its TOD clock), on which the
    * setup's timing and every later one agree.  The scale is then k/d

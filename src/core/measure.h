@@ -33,7 +33,7 @@ struct cpucycles_result {
 /* x rounded to the nearest integer, for x >= 0 (no libm needed). */
 static inline long long cpucycles_round(double x) { return (long long)(x + 0.5); }
 
-/* The rule of each kind (libcpucycles' selection, seeds/000), in one table
+/* The rule of each kind (libcpucycles' selection rule), in one table
  * in measure.c that every consumer asks: the probes, the selection, the
  * unit, the harness's frequency flags, cpucycles-info (tests/t-rule.c pins
  * it, and the README's counters table against it). */
