@@ -127,7 +127,7 @@ static long long measure_deltas(long long *deltas, long long *step)
 }
 
 /* A full disk or a closed pipe must not look like success to a script. */
-int cpucycles_info_finish(int status)
+static int finish(int status)
 {
   if (fflush(stdout) != 0 || ferror(stdout)) {
     fprintf(stderr, "cpucycles-info: cannot write the output: %s\n", strerror(errno));
@@ -237,7 +237,7 @@ static int report_text(const struct cpucycles_decision *d)
     printf("cpucycles step: %lld: the smallest nonzero delta, the counter's resolution\n", step);
   else
     printf("cpucycles step: none: the counter did not move in %d reads\n", DELTAS);
-  return cpucycles_info_finish(0);
+  return finish(0);
 }
 
 /* ---- JSON mode ---- */
@@ -343,7 +343,7 @@ static int report_json(const struct cpucycles_decision *d)
   if (step) printf("%lld", step);
   else fputs("null", stdout);
   fputs("\n}\n", stdout);
-  return cpucycles_info_finish(0);
+  return finish(0);
 }
 
 /* ---- check mode ---- */
@@ -380,7 +380,7 @@ static int check(const struct cpucycles_decision *d)
     printf("cpucycles check: no cycle counter: only %s (%s) is left (%s)\n", name,
            cpucycles_kind_name(kind), d->why);
   }
-  return cpucycles_info_finish(status);
+  return finish(status);
 }
 
 int main(int argc, char **argv)
@@ -394,10 +394,10 @@ int main(int argc, char **argv)
   for (i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help")) {
       fputs(usage, stdout);
-      return cpucycles_info_finish(0);
+      return finish(0);
     } else if (!strcmp(argv[i], "--version")) {
       printf("cpucycles-info %s\n", CPUCYCLES_VERSION);
-      return cpucycles_info_finish(0);
+      return finish(0);
     } else if (!strcmp(argv[i], "--json")) {
       mode = JSON, modes++;
     } else if (!strcmp(argv[i], "--check")) {
@@ -439,7 +439,7 @@ int main(int argc, char **argv)
   switch (mode) {
   case JSON: return report_json(cpucycles_decision());
   case CHECK: return check(cpucycles_decision());
-  case COMPARE: return cpucycles_info_compare(old_path, new_path, tolerance, exit_faster);
+  case COMPARE: return finish(cpucycles_info_compare(old_path, new_path, tolerance, exit_faster));
   default: return report_text(cpucycles_decision());
   }
 }

@@ -254,7 +254,7 @@ static int compare_loaded(struct saved *old, struct saved *new, double tolerance
     warn_if_apart(&old->results[0], &new->results[0], &warned);
     status = compare_pair(&old->results[0], &new->results[0], tolerance, 1);
     if (status == CPUCYCLES_INFO_FASTER && !exit_faster) status = CPUCYCLES_INFO_SAME;
-    return cpucycles_info_finish(status);
+    return status;
   }
   for (i = 0; i < old->count; i++)
     for (j = 0; j < new->count; j++)
@@ -281,7 +281,7 @@ static int compare_loaded(struct saved *old, struct saved *new, double tolerance
          slower, faster, compared - slower - faster, tolerance);
   status = slower ? CPUCYCLES_INFO_SLOWER
                   : faster && exit_faster ? CPUCYCLES_INFO_FASTER : CPUCYCLES_INFO_SAME;
-  return cpucycles_info_finish(status);
+  return status;
 }
 
 int cpucycles_info_compare(const char *old_path, const char *new_path, double tolerance,

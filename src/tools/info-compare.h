@@ -11,13 +11,9 @@
 #define CPUCYCLES_INFO_FASTER 3   /* with exit_faster: none slower, some faster */
 
 /* Compares the results in the files old_path and new_path, matched by
- * name, and prints a line for each; tolerance in percent.  Returns one of
- * the statuses above, or 1 when the output cannot be written. */
+ * name, and prints a line for each on stdout (unflushed); tolerance in
+ * percent.  Returns one of the statuses above. */
 int cpucycles_info_compare(const char *old_path, const char *new_path, double tolerance,
                            int exit_faster);
-
-/* status, or 1 with a message when standard output could not be written
- * (cpucycles-info.c). */
-int cpucycles_info_finish(int status);
 
 #endif
