@@ -25,7 +25,10 @@ static const struct {
     {"riscv64-sid-7.2.txt", {"mvendorid=", "marchid=", "mimpid=", "isa#"}, "marchid"},
     {"ppc64el-bookworm-6.1.txt", {"cpu=POWER9", "revision=", "timebase=512000000", 0}, "revision"},
     {"s390x-bookworm-6.1.txt", {"processor0=", "machine = 8561", "facilities#", 0}, "processor 0"},
+    {"armhf-bookworm-6.1.txt", {"implementer=0x41", "part=0xc0f", "variant=0x4", "features#"}, "CPU part"},
+    {"mips64el-bookworm-6.1.txt", {"model=MIPS GENERIC QEMU", "isa#", "machine=mti,malta", 0}, "cpu model"},
 };
+/* (i386-bookworm-6.1.txt is there too, but x86's fingerprint is CPUID's) */
 #define KERNELS (sizeof kernels / sizeof kernels[0])
 
 /* The fingerprint of the cpuinfo text at path, as the library makes it
