@@ -35,9 +35,15 @@ extern "C" {
  * the second; with any other counter they are cpucycles() between
  * compiler barriers and the result has CPUCYCLES_BENCH_UNFENCED.
  *
- * The null overhead (the "null benchmark": the median of 512 runs
- * of an empty function, i.e. the two reads and the call) is subtracted
- * from every run, so an empty fn measures 0, give or take the precision.
+ * The null overhead (the "null benchmark": runs of an empty function,
+ * i.e. the two reads and the calls, at the same call site as fn with the
+ * same calls per run) is subtracted from every run, so an empty fn
+ * measures 0, give or take the precision.  Each measured run of fn has a
+ * null run beside it, before or after in turn, and the median of those
+ * is what is subtracted (result->overhead): a clock, a frequency or a
+ * neighbour that changes while fn runs moves both alike.  (A first null
+ * benchmark, 512 runs before fn's, chooses the calls.)  The measured runs
+ * take about twice fn's time for it.
  * A run is excluded, and counted in disturbed, when it migrated to
  * another CPU (sched_getcpu() before and after it, and RDTSCP's CPU
  * number where there is one) or when the thread was switched out
@@ -56,16 +62,21 @@ extern "C" {
  * the null overhead) span 64 steps and 8 null overheads; the null
  * benchmark is then k calls of an empty function, and every figure is
  * divided by k (result->calls).  CPUCYCLES_BENCH_BELOW_RESOLUTION says
- * when a run is still too short to trust (k is at most 65536).
+ * when a run is still too short to trust (k is at most 65536).  k calls
+ * in a row overlap in the core (out of order, the next call starts before
+ * the last one's work is done): a batched figure is fn's throughput, the
+ * cycles a call adds to a stream of them, not its latency; a dependent
+ * chain through fn's argument or a call of one (calls 1) measures that.
  *
  * Memory: nothing comes from malloc().  With options->samples (room for
  * options->iterations long longs, which must then be given), every kept
  * run is stored there and the statistics are exact; without, at most
  * CPUCYCLES_BENCH_RESERVOIR kept runs are kept, every k-th in run order
  * once there are more (k doubles as needed: CPUCYCLES_BENCH_SAMPLED);
- * min, max, mean and count are exact either way.  The working memory (8
- * KiB: the null benchmark's runs, then those kept) is a private mapping,
- * unmapped before it returns; the stack it needs is under 5 KiB (a 16 KiB
+ * min, max, mean and count are exact either way.  The working memory (16
+ * KiB: the null benchmark's runs, then those kept and the null runs beside
+ * them) is a private mapping,
+ * unmapped before it returns; the stack it needs is under 7 KiB (a 16 KiB
  * thread will do).  Any number of iterations works: 10^7 runs of an
  * empty function, one call each (calls 1), take half a second on a
  * 2.6 GHz x86-64; with automatic calls each run is result->calls calls

@@ -585,6 +585,17 @@ static void fake_tiny(void *arg)
   fake_now += 3;
 }
 
+/* A function whose first call makes the reads dearer (30 ticks to 60):
+ * a clock whose cost changes while fn is measured, as a frequency step or
+ * a neighbour changes it, after the null benchmark made before. */
+static long long drift_calls;
+static void fake_tiny_drift(void *arg)
+{
+  (void)arg;
+  fake_now += 3;
+  if (++drift_calls == 1) fake_read_cost = 2 * FAKE_READ;
+}
+
 static void tiny_functions(void)
 {
   struct cpucycles_bench_options o;
@@ -602,6 +613,12 @@ static void tiny_functions(void)
   tap_ok(rc == 0 && r.calls == 1 && near(r.median, 3) &&
              (r.flags & CPUCYCLES_BENCH_BELOW_RESOLUTION),
          "the same with one call a run: flagged below the resolution (flags %#x)", r.flags);
+  drift_calls = 0;
+  rc = cpucycles_bench_with(&fake, fake_tiny_drift, 0, &o, &r);
+  fake_read_cost = FAKE_READ;
+  tap_ok(rc == 0 && near(r.median, 3) && r.overhead == 2 * FAKE_READ,
+         "reads that grow dearer once fn runs: the null overhead subtracted is the one measured "
+         "beside fn's runs (%lld), and fn measures its 3 (median %g)", r.overhead, r.median);
   o.calls = -1;
   errno = 0;
   tap_ok(cpucycles_bench_with(&fake, fake_tiny, 0, &o, &r) == -1 && errno == EINVAL,
@@ -610,7 +627,7 @@ static void tiny_functions(void)
 
 int main(void)
 {
-  tap_plan(40);
+  tap_plan(41);
   sched_getaffinity(0, sizeof initial_mask, &initial_mask);
   fixed_statistics();
   fake_counter();

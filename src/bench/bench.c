@@ -57,28 +57,53 @@ struct tally {
   unsigned int flags;
 };
 
-/* runs times: calls calls of fn(arg) between c->start() and c->end(), in
- * batches between two c->switches(); undisturbed runs go to k (if any)
- * less overhead.  A batch is as short as keeps the switch check (switch_cost)
- * under 1/SWITCH_CHECK_SHARE of it, judged by the previous batch's
- * fastest run; the first batch is a single run. */
+/* The null benchmark's function.  Called through a volatile pointer, so
+ * the compiler calls it exactly as it calls the caller's fn. */
+static void empty_function(void *arg)
+{
+  (void)arg;
+  CPUCYCLES_COMPILER_BARRIER();
+}
+static void (*volatile null_function)(void *) = empty_function;
+
+/* One timed run: calls calls of fn(arg) between c->start() and c->end(),
+ * at one call site for fn and the null benchmark alike.  *moved: it
+ * changed CPUs. */
+static long long timed_run(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
+                           long long calls, unsigned char *moved)
+{
+  long long j, t0, t1;
+  unsigned long long cpu0, cpu1;
+  t0 = c->start(&cpu0);
+  for (j = 0; j < calls; j++) fn(arg);
+  t1 = c->end(&cpu1);
+  *moved = cpu0 != cpu1;
+  return t1 - t0;
+}
+
+/* runs times: a timed run of fn, in batches between two c->switches();
+ * undisturbed runs go to k (if any) less overhead.  With nk, each run of fn
+ * has a run of the null benchmark beside it, the same calls, before it or
+ * after in turn, which goes to nk as it is (the null overhead measured
+ * while fn is measured: a frequency or a neighbour that changes during
+ * the runs changes both alike).  A batch is as short as keeps the switch
+ * check (switch_cost) under 1/SWITCH_CHECK_SHARE of it, judged by the
+ * previous batch's fastest run; the first batch is a single run. */
 static void run(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
                 long long calls, long long runs, long long overhead, long long switch_cost,
-                struct kept *k, struct tally *t)
+                struct kept *k, struct kept *nk, struct tally *t)
 {
-  long long ticks[BATCH_MAX], batch = 1, b, i, j, before, after, fastest, t0, t1;
-  unsigned char moved[BATCH_MAX];
-  unsigned long long cpu0, cpu1;
+  long long ticks[BATCH_MAX], null_ticks[BATCH_MAX], batch = 1, b, i, before, after, fastest;
+  unsigned char moved[BATCH_MAX], null_moved = 0;
 
   while (runs > 0) {
     b = runs < batch ? runs : batch;
     before = c->switches();
     for (i = 0; i < b; i++) {
-      t0 = c->start(&cpu0);
-      for (j = 0; j < calls; j++) fn(arg);
-      t1 = c->end(&cpu1);
-      ticks[i] = t1 - t0;
-      moved[i] = cpu0 != cpu1;
+      if (nk && (i & 1)) null_ticks[i] = timed_run(c, null_function, 0, calls, &null_moved);
+      ticks[i] = timed_run(c, fn, arg, calls, &moved[i]);
+      if (nk && !(i & 1)) null_ticks[i] = timed_run(c, null_function, 0, calls, &null_moved);
+      moved[i] |= null_moved;
     }
     after = c->switches();
     if (after != before) t->flags |= CPUCYCLES_BENCH_SWITCHED;
@@ -87,7 +112,10 @@ static void run(const struct cpucycles_bench_clock *c, void (*fn)(void *), void 
       if (ticks[i] < fastest) fastest = ticks[i];
       if (moved[i]) t->flags |= CPUCYCLES_BENCH_MIGRATED;
       if (moved[i] || after != before) t->disturbed++;
-      else if (k) keep(k, ticks[i] - overhead);
+      else {
+        if (k) keep(k, ticks[i] - overhead);
+        if (nk) keep(nk, null_ticks[i]);
+      }
     }
     if (b > t->batch_max) t->batch_max = b;
     runs -= b;
@@ -124,15 +152,6 @@ long long cpucycles_bench_switch_cost(const struct cpucycles_bench_clock *c)
   }
   return best > 0 ? best : 0;
 }
-
-/* The null benchmark's function.  Called through a volatile pointer, so
- * the compiler calls it exactly as it calls the caller's fn. */
-static void empty_function(void *arg)
-{
-  (void)arg;
-  CPUCYCLES_COMPILER_BARRIER();
-}
-static void (*volatile null_function)(void *) = empty_function;
 
 void cpucycles_bench_pin_here(struct cpucycles_bench_pin *p)
 {
@@ -180,7 +199,7 @@ long long cpucycles_bench_null_overhead(const struct cpucycles_bench_clock *c, l
   struct tally ignored = {0, 0, 0};
   struct cpucycles_bench_result stats;
   kept_init(&kn, scratch, NULL_RUNS);
-  run(c, null_function, 0, calls, NULL_RUNS, 0, switch_cost, &kn, &ignored);
+  run(c, null_function, 0, calls, NULL_RUNS, 0, switch_cost, &kn, 0, &ignored);
   stats.flags = 0;
   if (kn.n == 0 || cpucycles_bench_statistics(kn.buf, kn.n, 0, &stats) != 0) return -1;
   return (long long)(stats.median + (stats.median < 0 ? -0.5 : 0.5));
@@ -223,23 +242,47 @@ int cpucycles_bench_below_resolution(double median, double min, long long precis
   return median < (double)(RESOLUTION_STEPS * precision) || min < 0;
 }
 
+/* The median of the null runs beside fn's (as cpucycles_bench_null_overhead()
+ * rounds it), or -1 when there was none. */
+static long long interleaved_overhead(struct kept *nk)
+{
+  struct cpucycles_bench_result stats;
+  stats.flags = 0;
+  if (nk->n == 0 || cpucycles_bench_statistics(nk->buf, nk->n, 0, &stats) != 0) return -1;
+  return (long long)(stats.median + (stats.median < 0 ? -0.5 : 0.5));
+}
+
 /* The measured runs of fn, into the caller's samples or the reservoir
- * (scratch), and their statistics: 0, or -1 when every run was disturbed. */
+ * (scratch), and their statistics: 0, or -1 when every run was disturbed.
+ * When the null overhead is subtracted, the null runs made beside fn's
+ * (in scratch's second half) give the overhead subtracted in the end: the
+ * null benchmark made before the runs, whose overhead the kept runs have
+ * had taken off, is corrected by the difference (in the kept runs, so the
+ * caller's samples and every figure agree). */
 static int measured_runs(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
                          long long calls, long long iterations, long long *samples,
                          long long *scratch, long long switch_cost,
                          struct cpucycles_bench_result *r)
 {
   struct tally t = {0, 0, 0};
-  struct kept k;
+  struct kept k, nk;
+  int subtracted = (r->flags & CPUCYCLES_BENCH_SUBTRACTED) != 0;
+  long long overhead, shift, i;
 
   if (samples) kept_init(&k, samples, iterations);
   else kept_init(&k, scratch, CPUCYCLES_BENCH_RESERVOIR);
-  run(c, fn, arg, calls, iterations, r->overhead, switch_cost, &k, &t);
+  kept_init(&nk, scratch + CPUCYCLES_BENCH_RESERVOIR, CPUCYCLES_BENCH_RESERVOIR);
+  run(c, fn, arg, calls, iterations, r->overhead, switch_cost, &k, subtracted ? &nk : 0, &t);
   r->flags |= t.flags;
   r->disturbed = t.disturbed;
   r->runs_per_switch_check = t.batch_max;
   if (k.seen == 0) return -1;
+  if (subtracted && (overhead = interleaved_overhead(&nk)) >= 0) {
+    shift = overhead - r->overhead;
+    for (i = 0; i < k.n; i++) k.buf[i] -= shift;
+    k.min -= shift, k.max -= shift, k.sum -= (double)shift * (double)k.seen;
+    r->overhead = overhead;
+  }
   cpucycles_bench_statistics(k.buf, k.n, r->precision, r);
   if (k.stride > 1) { /* the exact figures, over every kept run */
     r->flags |= CPUCYCLES_BENCH_SAMPLED;
@@ -296,7 +339,7 @@ int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void 
     r->flags |= CPUCYCLES_BENCH_SUBTRACTED;
   }
 
-  if (warm_ups > 0) run(c, fn, arg, calls, warm_ups, 0, switch_cost, 0, &ignored);
+  if (warm_ups > 0) run(c, fn, arg, calls, warm_ups, 0, switch_cost, 0, 0, &ignored);
   rc = measured_runs(c, fn, arg, calls, iterations, o ? o->samples : 0, scratch, switch_cost, r)
            ? EAGAIN
            : 0;

@@ -31,11 +31,12 @@ long long cpucycles_bench_choose_calls(const struct cpucycles_bench_clock *c, vo
 int cpucycles_bench_below_resolution(double median, double min, long long precision);
 
 /* The harness's working memory: room for CPUCYCLES_BENCH_SCRATCH long
- * longs (the null benchmark's runs, then the reservoir of kept runs), in a
- * private mapping, not on the stack (12 KiB there kept cpucycles_bench()
- * off a 16 KiB thread) and not from malloc() (the measured code's heap is
- * left as it is).  0 when the system has no memory to map. */
-#define CPUCYCLES_BENCH_SCRATCH CPUCYCLES_BENCH_RESERVOIR
+ * longs (the null benchmark's runs, then the reservoir of kept runs and
+ * one of the null runs made beside them), in a private mapping, not on
+ * the stack (12 KiB there kept cpucycles_bench() off a 16 KiB thread) and
+ * not from malloc() (the measured code's heap is left as it is).  0 when
+ * the system has no memory to map. */
+#define CPUCYCLES_BENCH_SCRATCH (2 * CPUCYCLES_BENCH_RESERVOIR)
 long long *cpucycles_bench_scratch(void);
 void cpucycles_bench_scratch_free(long long *scratch);
 
