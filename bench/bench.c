@@ -9,6 +9,9 @@
  *   first call     microseconds in fresh processes: the verified inline
  *                  path, and a full run-time selection
  *   probes         what configure's probes took (recorded by configure)
+ *   empty          an empty function with the defaults (calls automatic)
+ *                  in fresh processes: within half a cycle a call of 0,
+ *                  or flagged
  *   null           the null benchmark: an empty region between two reads
  *                  (what the harness must report as 0), raw and with the
  *                  null overhead subtracted
@@ -87,6 +90,39 @@ static double child_us(const char *self, const char *mode)
   return got > 0 ? atof(out) : -1;
 }
 
+/* An empty function measured with cpucycles_bench()'s defaults (calls
+ * automatic), in a fresh process: "median-per-call flags". */
+static void empty(void *arg);
+static int empty_child(void)
+{
+  struct cpucycles_bench_result r;
+  if (cpucycles_bench(empty, 0, 0, &r) != 0) return 1;
+  printf("%.4f %u\n", r.median, r.flags);
+  return 0;
+}
+
+/* This program again with mode, which prints "number flags": 0 with them,
+ * or -1. */
+static int child_pair(const char *self, const char *mode, double *x, unsigned int *flags)
+{
+  int fds[2], status;
+  char out[64] = {0};
+  ssize_t got;
+  pid_t pid;
+  if (pipe(fds) != 0) return -1;
+  pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    execl(self, self, mode, (char *)0);
+    _exit(127);
+  }
+  close(fds[1]);
+  got = read(fds[0], out, sizeof out - 1);
+  close(fds[0]);
+  waitpid(pid, &status, 0);
+  return got > 0 && sscanf(out, "%lf %u", x, flags) == 2 ? 0 : -1;
+}
+
 static int first_call_child(const char *mode)
 {
   long long t0 = cpucycles_default_monotonic_now_ns(), t1;
@@ -139,7 +175,7 @@ int main(int argc, char **argv)
   int i, round;
   FILE *probes;
 
-  if (argc > 1) return first_call_child(argv[1]);
+  if (argc > 1) return strcmp(argv[1], "--empty") == 0 ? empty_child() : first_call_child(argv[1]);
   sink = cpucycles();
   printf("cpucycles %s, %s (%s), %lld cycles/s\n", cpucycles_version(),
          cpucycles_implementation(), CPUCYCLES_BUILD_CHOICE ? "build's counter inlined if verified" : "no inline path",
@@ -185,6 +221,28 @@ int main(int argc, char **argv)
            res.min, res.median, res.max, res.overhead);
     print_flags(res.flags);
     printf("\n");
+  }
+
+  /* An empty function, calls automatic, in fresh processes: the header
+   * promises 0 within the precision; within half a cycle a call, or a
+   * flag that says the run is doubtful (drift, spread, below-resolution). */
+  {
+    double median[PROCESSES];
+    int within = 0, flagged = 0, n = 0;
+    unsigned int doubtful = CPUCYCLES_BENCH_DRIFT | CPUCYCLES_BENCH_SPREAD |
+                            CPUCYCLES_BENCH_BELOW_RESOLUTION;
+    for (i = 0; i < PROCESSES; i++) {
+      unsigned int flags;
+      if (child_pair(argv[0], "--empty", &median[n], &flags) != 0) continue;
+      if (median[n] >= -0.5 && median[n] <= 0.5) within++;
+      else if (flags & doubtful) flagged++;
+      n++;
+    }
+    if (n > 0) {
+      print_spread("empty function, automatic calls", median, n, "cycles a call (fresh processes)");
+      printf("%-34s %d of %d within 0.5 cycles a call, %d beyond but flagged, %d beyond unflagged\n",
+             "", within, n, flagged, n - within - flagged);
+    }
   }
 
   for (i = 0; i < 4; i++) {
