@@ -73,6 +73,8 @@ struct cpucycles_perf_config {
   int ntries;                    /* how many of config1[] */
   int keep_fd;                   /* read() the count: keep the descriptor */
   int need_rdpmc;                /* the page must let user space read the PMU */
+  unsigned int need_index;       /* nonzero: and name this counter (the one
+                                    the read reads: riscv's cycle CSR, 1) */
   /* A thread whose event cannot be opened counts with CLOCK_MONOTONIC
    * times this (cycles per ns, 32.32), never with a frozen 0. */
   unsigned long long fallback_q32;
@@ -251,6 +253,10 @@ static inline int cpucycles_perf_open(struct cpucycles_perf_event *e,
     pc = (volatile struct perf_event_mmap_page *)m;
     if (config->need_rdpmc && (!pc->cap_user_rdpmc || !pc->index)) {
       *reason = "kernel does not allow user-space reads of this event (cap_user_rdpmc or index is 0)";
+      goto fail;
+    }
+    if (config->need_index && pc->index != config->need_index) {
+      *reason = "the cycles event is not on the counter this read reads (the cycle CSR)";
       goto fail;
     }
     if (config->need_rdpmc && pc->pmc_width != 32 && pc->pmc_width != 64) {
