@@ -8,7 +8,7 @@
 #
 # start boots IMAGES/ARCH/kernel with its initrd (ci/sysemu/image.sh)
 # under qemu-system (TCG: nested KVM does not boot on our machines) with
-# SMP CPUs of model CPU, shares each DIR at the same path in the guest, and
+# SMP CPUs of model CPU (default: the machine's own), shares each DIR at the same path in the guest, and
 # returns once the guest serves jobs from VMDIR/jobs (ci/sysemu/run).
 # The console goes to VMDIR/console.log.  stop powers the guest off.
 set -eu
@@ -45,21 +45,32 @@ for d in $shares; do
   d=$(cd "$d" && pwd)
   set -- "$@" -fsdev "local,id=fs$n,path=$d,security_model=$security"
   case $arch in
-    arm64) set -- "$@" -device "virtio-9p-device,fsdev=fs$n,mount_tag=s$n" ;;
-    amd64) set -- "$@" -device "virtio-9p-pci,fsdev=fs$n,mount_tag=s$n" ;;
+    arm64|armhf) set -- "$@" -device "virtio-9p-device,fsdev=fs$n,mount_tag=s$n" ;;
+    s390x) set -- "$@" -device "virtio-9p-ccw,fsdev=fs$n,mount_tag=s$n" ;;
+    *) set -- "$@" -device "virtio-9p-pci,fsdev=fs$n,mount_tag=s$n" ;;
   esac
   list="$list${list:+,}s$n:$d"
   n=$((n + 1))
 done
 append="$append panic=-1 sysemu.shares=$list sysemu.jobs=$vm/jobs"
+memory=1024
 case $arch in
   arm64) qemu=qemu-system-aarch64 console=ttyAMA0 machine="-M virt" ;;
   amd64) qemu=qemu-system-x86_64 console=ttyS0 machine="-M pc" ;;
+  riscv64) qemu=qemu-system-riscv64 console=ttyS0 machine="-M virt" ;;
+  ppc64el) qemu=qemu-system-ppc64 console=hvc0 machine="-M pseries" ;;
+  s390x) qemu=qemu-system-s390x console=ttysclp0 machine="-M s390-ccw-virtio" ;;
+  armhf) qemu=qemu-system-arm console=ttyAMA0 machine="-M virt" ;;
+  mips64el) qemu=qemu-system-mips64el console=ttyS0 machine="-M malta" memory=256 ;;
+  i386) qemu=qemu-system-i386 console=ttyS0 machine="-M pc" ;;
   *) echo "vm.sh: unknown architecture '$arch'" >&2; exit 2 ;;
 esac
+# CPU "default": the machine's own model (no -cpu).
+cpuflag="-cpu $cpu"
+[ "$cpu" != default ] || cpuflag=
 rm -f "$vm/console.log"
 # shellcheck disable=SC2086
-$qemu $machine -accel tcg -cpu "$cpu" -smp "$smp" -m 1024 -no-reboot \
+$qemu $machine -accel tcg $cpuflag -smp "$smp" -m $memory -no-reboot \
   -display none -monitor none -serial "file:$vm/console.log" \
   -kernel "$images/$arch/kernel" -initrd "$images/$arch/initrd" \
   -append "console=$console $append" "$@" -daemonize -pidfile "$vm/pid"
