@@ -22,31 +22,48 @@
 #   amd64-max          the same build, -cpu max
 #   amd64-hpet         -cpu max, clocksource=hpet tsc=unstable: the vDSO
 #                      cannot read the TSC, CLOCK_MONOTONIC is a system call
+#   riscv64-smp2       Debian sid's riscv64 kernel (7.2), -cpu rv64 (SBI
+#                      PMU, perf_user_access 1): a build configured in
+#                      the guest; the subset of tests, cpucycles-info;
+#                      riscv64-rdtime or riscv64-perfrdcycle; 2 CPUs
+#   riscv64-open-smp2  cpucycles-open first, then the same steps with a
+#                      build configured in that guest: riscv64-perfrdcycle
+#   ppc64el-smp2       bookworm's ppc64el kernel, pseries -cpu power9, a
+#                      build configured in the guest: ppc64-mftb; 2 CPUs
+#   s390x-smp2         bookworm's s390x kernel, s390-ccw-virtio's own CPU
+#                      (z15), a build configured in the guest:
+#                      s390x-stckf; 2 CPUs
 # A row passes when make check fails nothing, cpucycles-info exits 0 three
 # times out of three with a median delta above 0, and the counter in use
 # is the row's (an on-core one once user access is on).
-# --install apt-get installs what it needs (qemu-system, cpio, the arm64
-# cross compilers, Debian's arm64 package lists).  Work goes to $SYSEMU_DIR
+# --install apt-get installs what it needs (qemu-system, cpio, xz, the
+# cross compilers); image.sh fetches Debian's package lists into
+# $SYSEMU_DIR, apart from the machine's own.  Work goes to $SYSEMU_DIR
 # (default: _sysemu in the current directory); the kernels are downloaded
-# there once.  $SYSEMU_TESTS, when set, is the TESTS list of every make
-# check (default: the whole suite).  Exit status 0 when every row passed.
+# there once.  $SYSEMU_TESTS, when set, is the TESTS list of every arm64
+# and amd64 make check (default: the whole suite); $SYSEMU_SUBSET that of
+# the riscv64, ppc64el and s390x rows (default: the counter and first-call
+# tests; their TCG is too slow for the whole suite).  Each row prints its
+# wall time.  Exit status 0 when every row passed.
 set -u
 srcdir=$(cd "$(dirname "$0")/../.." && pwd)
 here=$srcdir/ci/sysemu
 work=${SYSEMU_DIR:-$(pwd)/_sysemu}
 install=no
 if [ "${1:-}" = --install ]; then install=yes; shift; fi
-all="arm64-user0-smp1 arm64-user0-smp2 arm64-open-smp1 arm64-open-smp2 arm64-runtime-smp2 amd64-qemu64 amd64-max amd64-hpet"
+all="arm64-user0-smp1 arm64-user0-smp2 arm64-open-smp1 arm64-open-smp2 arm64-runtime-smp2 amd64-qemu64 amd64-max amd64-hpet riscv64-smp2 riscv64-open-smp2 ppc64el-smp2 s390x-smp2"
+subset=${SYSEMU_SUBSET:-tests/t-counters tests/t-choice tests/t-verify tests/t-firstcall tests/t-fallback}
 rows=${*:-$all}
 for row in $rows; do
   case " $all " in *" $row "*) ;; *) echo "tier.sh: unknown row '$row' (rows: $all)" >&2; exit 2 ;; esac
 done
 
 if [ $install = yes ]; then
-  dpkg --add-architecture arm64
   apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-system-arm qemu-system-x86 cpio \
-    gcc-aarch64-linux-gnu g++-aarch64-linux-gnu >/dev/null ||
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-system-arm qemu-system-x86 \
+    qemu-system-misc qemu-system-ppc cpio xz-utils \
+    gcc-aarch64-linux-gnu g++-aarch64-linux-gnu gcc-riscv64-linux-gnu g++-riscv64-linux-gnu \
+    gcc-powerpc64le-linux-gnu g++-powerpc64le-linux-gnu gcc-s390x-linux-gnu g++-s390x-linux-gnu >/dev/null ||
     { echo "tier.sh: apt-get install failed" >&2; exit 2; }
 fi
 [ -x "$srcdir/configure" ] || { echo "tier.sh: run ./bootstrap first" >&2; exit 2; }
@@ -74,38 +91,55 @@ configure_build() {
     (cd "$dir" && "$srcdir/configure" "$@" && make -j"$jobs") >"$dir/tier.log" 2>&1
 }
 
-# check_row ROW DIR EXPECTED: make check and three cpucycles-info runs in
-# the running guest; appends the row.  EXPECTED is a case pattern of the
-# counter that must be in use.
+# one_of WORD PATTERNS: WORD matches one of the space-separated case
+# PATTERNS (not globbed against file names here).
+one_of() {
+  set -f
+  found=1
+  for p in $2; do case $1 in $p) found=0 ;; esac; done
+  set +f
+  return $found
+}
+
+# check_row ROW DIR EXPECTED [TESTS]: make check (of TESTS when given,
+# else of $SYSEMU_TESTS or the whole suite) and three cpucycles-info runs
+# in the running guest; appends the row.  EXPECTED: case patterns, space
+# separated, of the counters that may be in use.  The time is the row's from its boot
+# ($row_started), else from here.
 check_row() {
-  row=$1 dir=$2 expected=$3 status=ok started=$(date +%s)
+  row=$1 dir=$2 expected=$3 tests=${4:-${SYSEMU_TESTS:-}} status=ok started=${row_started:-$(date +%s)}
+  row_started=
   (cd "$dir" && rm -f tests/*.trs tests/*.log &&
-    make -j"$jobs" check CPUCYCLES_PROBE_RUNNER="$runner" ${SYSEMU_TESTS:+TESTS="$SYSEMU_TESTS"}) \
+    make -j"$jobs" check CPUCYCLES_PROBE_RUNNER="$runner" ${tests:+TESTS="$tests"}) \
     >>"$dir/tier.log" 2>&1
   set -- $(cat "$dir"/tests/*.trs 2>/dev/null | awk '
     /^:test-result: PASS/ { p++ } /^:test-result: SKIP/ { s++ }
     /^:test-result: (FAIL|XPASS|ERROR)/ { f++ }
     END { printf "%d %d %d\n", p, f, s }')
   passed=$1 failed=$2 skipped=$3
-  [ "$failed" = 0 ] && [ "$passed" -gt 0 ] || status="tests failed"
+  if [ "$failed" != 0 ] || [ "$passed" = 0 ]; then
+    status="tests failed: $(grep -l '^:test-result: \(FAIL\|XPASS\|ERROR\)' "$dir"/tests/*.trs 2>/dev/null |
+      sed 's|.*/||; s|\.trs$||' | tr '\n' ' ')($dir/tier.log)"
+  fi
   medians= used= runs_ok=0
   for run in 1 2 3; do
     # (through libtool: in a shared build ./cpucycles-info is a wrapper script)
     if (cd "$dir" && ./libtool --mode=execute $runner ./cpucycles-info) >"$dir/info-$row-$run.txt" 2>&1; then
       median=$(sed -n 's/^cpucycles deltas: .* median \([0-9-]*\) of .*/\1/p' "$dir/info-$row-$run.txt")
       used=$(sed -n 's/^cpucycles implementation \([^ ]*\)$/\1/p' "$dir/info-$row-$run.txt")
-      [ "${median:-0}" -gt 0 ] && case $used in $expected) true ;; *) false ;; esac &&
+      [ "${median:-0}" -gt 0 ] && one_of "$used" "$expected" &&
         runs_ok=$((runs_ok + 1))
     else
       median="exit $?"
     fi
     medians="$medians${medians:+ }${median:-?}"
   done
-  [ $runs_ok = 3 ] || [ "$status" != ok ] || status="cpucycles-info: $runs_ok of 3 runs good"
+  [ $runs_ok = 3 ] || [ "$status" != ok ] ||
+    status="cpucycles-info: $runs_ok of 3 runs good ($dir/info-$row-*.txt)"
   chosen=$(sed -n 's/^#define CPUCYCLES_CHOSEN "\(.*\)"$/\1/p' "$dir/include/cpucycles-config.h")
   kernel=$(tr -d '\r' <"$work/vm/console.log" | sed -n 's/^sysemu: \([^ ]*\) .*, \([0-9]*\) CPUs, ready$/\1, \2 CPUs/p')
   printf '| %s | %s | %s | %s (expected %s) | %s | %s/%s (%s skipped) | %s; %ss |\n' \
-    "$row" "$kernel" "${chosen:-none (run time)}" "${used:-?}" "$expected" "$medians" \
+    "$row" "$kernel" "${chosen:-none (run time)}" "${used:-?}" "$(printf '%s' "$expected" | sed 's/ / or /g')" "$medians" \
     "$passed" "$failed" "$skipped" "$status" "$(($(date +%s) - started))" >>"$work/rows"
   tail -n 1 "$work/rows" >&2
   [ "$status" = ok ]
@@ -118,7 +152,8 @@ not_run() {
 }
 
 wanted() { case " $rows " in *" $1 "*) true ;; *) false ;; esac; }
-cross="--build=$(sh "$srcdir/build-aux/config.guess") --host=aarch64-linux-gnu"
+build=$(sh "$srcdir/build-aux/config.guess")
+cross="--build=$build --host=aarch64-linux-gnu"
 failures=0
 fail() { failures=$((failures + 1)); }
 
@@ -170,6 +205,28 @@ for row in amd64-qemu64 amd64-max amd64-hpet; do
   boot amd64 2 "$cpu" "$append" || { not_run "$row" "the guest did not boot"; fail; continue; }
   check_row "$row" "$dir" 'amd64-ts*' || fail
 done
+# riscv64 (sid's kernel), ppc64el and s390x: 2 CPUs, a build configured
+# in a guest of its kind (its probes run there), the subset of tests.
+# guest_row ROW ARCH CPU TRIPLET BUILD EXPECTED [open]
+guest_row() {
+  row=$1 arch=$2 cpu=$3 triplet=$4 dir=$work/build-$5 expected=$6 open=${7:-}
+  wanted "$row" || return 0
+  row_started=$(date +%s)
+  boot "$arch" 2 "$cpu" quiet || { not_run "$row" "the $arch guest did not boot"; fail; return; }
+  if [ -n "$open" ]; then $runner sh "$srcdir/src/tools/cpucycles-open.sh.in" >"$work/open-$row.log" 2>&1; fi
+  if [ ! -e "$dir/tier.built" ]; then
+    if configure_build "$dir" --build="$build" --host="$triplet" --with-probe-runner="$runner"; then
+      : >"$dir/tier.built"
+    else
+      not_run "$row" "configure or make failed ($dir/tier.log)"; fail; return
+    fi
+  fi
+  check_row "$row" "$dir" "$expected" "$subset" || fail
+}
+guest_row riscv64-smp2 riscv64 rv64 riscv64-linux-gnu riscv64 'riscv64-rdtime riscv64-perfrdcycle'
+guest_row riscv64-open-smp2 riscv64 rv64 riscv64-linux-gnu riscv64-open riscv64-perfrdcycle open
+guest_row ppc64el-smp2 ppc64el power9 powerpc64le-linux-gnu ppc64el ppc64-mftb
+guest_row s390x-smp2 s390x default s390x-linux-gnu s390x s390x-stckf
 sh "$here/vm.sh" stop "$work/vm"
 
 echo
