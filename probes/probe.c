@@ -21,7 +21,8 @@
  *   no REASON
  * P: precision in cycles, penalty included; H: ticks per second, timed
  * against CLOCK_MONOTONIC; K: its kind (enum cpucycles_kind); C: cycles
- * per tick; S: the CPU frequency estimate it was scaled by; scaled: 1
+ * per tick; S: the CPU frequency estimate it was scaled by (0 when that
+ * was only the library's default, which measured nothing); scaled: 1
  * when the kind is scaled to cycles; inline: 0 when the counter file
  * defines CPUCYCLES_<ID>_LIBRARY_READ (cpucycles() cannot inline its
  * read); NAME: the kind for people (cpucycles_kind_name), last because it
@@ -99,7 +100,10 @@ int main(int argc, char **argv)
     fprintf(out,
             "yes precision=%lld hz=%.0f kind=%d scale=%.17g persecond=%lld scaled=%d "
             "inline=%d kindname=%s\n",
-            r.precision, r.measured_hz, c.kind, r.scale, persecond,
+            r.precision, r.measured_hz, c.kind, r.scale,
+            /* the library's default is no measurement: record none, so that
+             * the run-time chain does not call it configure's figure */
+            strcmp(report.source, "default") == 0 ? 0LL : persecond,
             cpucycles_kind_scaled(c.kind), p->inline_read, cpucycles_kind_name(c.kind));
   else
     fprintf(out, "no %s\n", r.reason);
