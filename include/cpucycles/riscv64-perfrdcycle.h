@@ -15,7 +15,12 @@
  * cycles event on the cycle CSR (page index 1); an event elsewhere is
  * refused by the setup, and if one moved there the count would stand at
  * the page's offset.  A PMU that cannot exclude the kernel (no Sscofpmf)
- * gets the event counting every mode (linux-perf.h). */
+ * gets the event counting every mode (linux-perf.h).  The driver also
+ * takes RDCYCLE from every thread of the process when any event is
+ * unmapped, so an exiting thread's page stays mapped (keep_mapped:
+ * linux-perf.h's cpucycles_perf_thread_exit); cpucycles-open sets
+ * perf_user_access to 2 on riscv, which lets any process read the cycle
+ * CSR (riscv64-rdcycle, inlined, without events). */
 #ifndef CPUCYCLES_RISCV64_PERFRDCYCLE_H
 #define CPUCYCLES_RISCV64_PERFRDCYCLE_H
 #include "riscv64-rdcycle.h" /* the read of the cycle CSR */
@@ -38,7 +43,7 @@ static inline unsigned long long cpucycles_riscv64_perfrdcycle_pmc(unsigned int 
 /* One copy per program that sets counters up: the library, or a probe. */
 static __thread struct cpucycles_perf_event cpucycles_riscv64_perfrdcycle_thread;
 static struct cpucycles_perf_config cpucycles_riscv64_perfrdcycle_config = {
-    .config1 = {0}, .ntries = 1, .need_rdpmc = 1, .need_index = 1};
+    .config1 = {0}, .ntries = 1, .need_rdpmc = 1, .need_index = 1, .keep_mapped = 1};
 
 CPUCYCLES_ALWAYS_INLINE long long cpucycles_riscv64_perfrdcycle_read(void)
 {

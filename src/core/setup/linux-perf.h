@@ -75,6 +75,9 @@ struct cpucycles_perf_config {
   int need_rdpmc;                /* the page must let user space read the PMU */
   unsigned int need_index;       /* nonzero: and name this counter (the one
                                     the read reads: riscv's cycle CSR, 1) */
+  int keep_mapped;               /* a thread's event stays mapped after the
+                                    thread exits (riscv: see
+                                    cpucycles_perf_thread_exit) */
   /* A thread whose event cannot be opened counts with CLOCK_MONOTONIC
    * times this (cycles per ns, 32.32), never with a frozen 0. */
   unsigned long long fallback_q32;
@@ -295,12 +298,22 @@ fail:
 }
 
 /* At a thread's exit: its events go. */
+/* A thread's exit: its event is closed.  With keep_mapped the page stays
+ * mapped for the rest of the process (a page and an idle event per
+ * exited thread that read the counter): riscv's SBI PMU driver, when an
+ * event that user space may read is unmapped, takes the read away from
+ * every CPU the process runs on, not only from the unmapping thread, so
+ * the other threads' next RDCYCLE died of SIGILL (Debian's 7.2 kernel
+ * under qemu: 64 threads that exit as they finish, 1 to 3 deaths in 3
+ * runs; none when no thread exited while the others read).  The page is
+ * never read again. */
 CPUCYCLES_COLD static inline void cpucycles_perf_thread_exit(void *arg)
 {
   struct cpucycles_perf_event *e = (struct cpucycles_perf_event *)arg;
   sigset_t saved;
   cpucycles_perf_lock_all(&saved);
   cpucycles_perf_unlink(e);
+  if (e->config && e->config->keep_mapped) e->page = 0; /* left mapped: see above */
   cpucycles_perf_close(e, 0);
   cpucycles_perf_unlock_all(&saved);
 }
