@@ -13,7 +13,7 @@
 set -u
 srcdir=${top_srcdir:-.}
 builddir=${top_builddir:-.}
-pages="doc/cpucycles.3 doc/cpucycles_bench.3 doc/cpucycles-info.1 doc/cpucycles-open.1"
+pages="doc/cpucycles.3 doc/cpucycles_bench.3 doc/cpucycles-info.1 doc/cpucycles-open.1 doc/cpucycles-compare.1"
 all_pages=$pages
 set -- $pages
 echo "1..$(($# + 7))"

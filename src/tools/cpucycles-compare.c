@@ -1,0 +1,893 @@
+/* SPDX-License-Identifier: MIT */
+/* cpucycles-compare - is a new build of a function slower than the old one?
+ *
+ *   cpucycles-compare [options] OLD.so NEW.so
+ *
+ * Loads both shared objects, each in a link-map namespace of its own
+ * (dlmopen: two versions of one soname coexist, and neither binds to the
+ * other's symbols), and compares their `benchmark` functions (or those
+ * --symbol names) with cpucycles_bench_compare(): NEW/OLD, a 99% interval
+ * and a verdict.  Exit 1 when NEW is slower (beyond --tolerance), 0
+ * otherwise, 2 on any error.
+ *
+ * Why not one cpucycles_bench_compare() in this process: its interval is
+ * this process's, and where the code happens to be placed (the addresses
+ * ASLR chose for each object, the stack's, the physical pages under them,
+ * and so the branch predictors' and caches' aliasing) moves a function by
+ * about 0.1% from one process to the next; a within-process interval is
+ * far narrower than that, so identical builds were called different half
+ * of the time.  Placement is treated as a random effect (Kalibera and
+ * Jones, "Rigorous benchmarking in reasonable time", ISMM 2013): the
+ * measurement is repeated in E executions, each a fresh process (this
+ * program exec'ed again in an internal mode) that differs in layout:
+ *   - exec: ASLR maps both objects, the harness and the stack anew;
+ *   - a fresh copy of each file (a memfd), so new physical pages back the
+ *     code (the page cache would give every execution the same ones);
+ *   - the environment padded by a variable of random length, and a
+ *     random amount of stack taken before measuring (stack alignment,
+ *     4 KiB aliasing between the stack and the code's data);
+ *   - the order in which the two objects are loaded alternates.
+ * What no execution can vary is where the linker put the code within its
+ * pages (a build's offsets are the build's): a change that moves a hot
+ * loop across a cache-line or fetch-block boundary is measured as what it
+ * is.  Each execution gives a log-ratio; their mean is the estimate, their
+ * spread (which holds the noise within an execution too) its standard
+ * error, and Student's t at E - 1 degrees of freedom the 99% interval.
+ *
+ * Each execution reports over a pipe, a line at a time; a benchmark that
+ * crashes or hangs kills only its execution, and the report says which
+ * build, which symbol, and which signal or how long. */
+#include "cpucycles-bench.h"
+#include "format.h"
+#include "readfile.h"
+#include "stats.h"
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define PROGRAM "cpucycles-compare"
+#define INTERNAL "--cpucycles-compare-execution" /* the executions' mode */
+#define MAX_SYMBOLS 64
+#define MAX_EXECUTIONS 1000
+#define PAD_VARIABLE "CPUCYCLES_COMPARE_PAD"
+#define PAD_MAX 4096   /* bytes of environment padding, at most */
+#define STACK_MAX 4096 /* bytes of stack taken before measuring, at most */
+#define LINE_MAX_ 1024 /* a line of an execution's report */
+#define PROGRESS_AFTER 2.0 /* seconds: a run expected to be longer shows progress */
+#define EAGAIN_TRIES 3
+
+static const char usage[] =
+    "usage: cpucycles-compare [options] OLD.so NEW.so\n"
+    "  NEW's benchmark against OLD's: each build loaded in a namespace of its\n"
+    "  own (dlmopen), interleaved, in several executions that differ in\n"
+    "  layout (fresh processes: addresses, copies of the files, environment\n"
+    "  size, stack offset), so that the 99% interval covers code placement\n"
+    "  --symbol NAME      the function to compare, void NAME(void *) called\n"
+    "                     with a null argument (default benchmark); repeat\n"
+    "                     it for a suite: one row per symbol\n"
+    "  --executions N     executions (processes) to measure in, 2 to 1000\n"
+    "                     (default 10)\n"
+    "  --seconds S        the time of each symbol's comparison in each\n"
+    "                     execution (default 0.5)\n"
+    "  --tolerance P      exit 1 only when the whole interval is beyond +P%\n"
+    "                     (default 0)\n"
+    "  --timeout S        the longest a benchmark's call may take, or its\n"
+    "                     comparison beyond --seconds, before its execution\n"
+    "                     is killed (default 60)\n"
+    "  --no-copy          load the files themselves, not a fresh copy in each\n"
+    "                     execution (for objects that find others by $ORIGIN)\n"
+    "  --json             the result as one JSON object\n"
+    "  --progress         progress on stderr (default: on a terminal, for a\n"
+    "                     run of over 2 s)\n"
+    "  --help             this text\n"
+    "  --version          the version\n"
+    "Exit 0 when NEW is not slower, 1 when it is, 2 on an error (a file that\n"
+    "is missing or no shared object, a missing symbol, a bad option, a\n"
+    "benchmark that crashes or does not return).  cpucycles-compare(1).\n";
+
+/* ---- what the executions report ---- */
+
+struct measured {    /* one symbol in one execution */
+  double ratio;      /* NEW/OLD; NaN when OLD measures nothing */
+  double a, b;       /* cycles per call */
+  double difference, difference_error;
+  long long pairs, disturbed;
+  unsigned int flags;
+};
+
+struct options {
+  const char *old_path, *new_path;
+  const char *symbols[MAX_SYMBOLS];
+  int nsymbols;
+  long executions;
+  double seconds, tolerance, timeout;
+  int json, progress, copy;
+};
+
+static const char *build_path(const struct options *o, int new) { return new ? o->new_path : o->old_path; }
+
+/* ---- the execution's side (the internal mode) ---- */
+
+static int report_fd = -1;
+
+/* A line to the parent; the pipe is its only channel (a benchmark's own
+ * output goes to stderr, never to the parent's stdout). */
+static void say(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *format, ...)
+{
+  char line[LINE_MAX_];
+  va_list ap;
+  size_t done = 0, n;
+  ssize_t w;
+  int len;
+  va_start(ap, format);
+  len = vsnprintf(line, sizeof line - 1, format, ap);
+  va_end(ap);
+  if (len < 0) return;
+  n = (size_t)len < sizeof line - 2 ? (size_t)len : sizeof line - 2;
+  line[n++] = '\n';
+  while (done < n) {
+    w = write(report_fd, line + done, n - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) _exit(2);
+    done += (size_t)w;
+  }
+}
+
+/* A fresh copy of path in a memfd (new physical pages for the code), its
+ * /proc/self/fd name in name; -1 when there is no memfd (then the file
+ * itself is loaded). */
+static int fresh_copy(const char *path, char *name, size_t size)
+{
+#if defined(MFD_CLOEXEC)
+  char buf[65536];
+  int in = open(path, O_RDONLY | O_CLOEXEC), out;
+  ssize_t r, w, done;
+  if (in < 0) return -1;
+  out = memfd_create("cpucycles-compare", MFD_CLOEXEC);
+  if (out < 0) {
+    close(in);
+    return -1;
+  }
+  while ((r = read(in, buf, sizeof buf)) != 0) {
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) goto fail;
+    for (done = 0; done < r; done += w)
+      if ((w = write(out, buf + done, (size_t)(r - done))) <= 0) goto fail;
+  }
+  close(in);
+  snprintf(name, size, "/proc/self/fd/%d", out);
+  return out;
+fail:
+  close(in), close(out);
+  return -1;
+#else
+  (void)path, (void)name, (void)size;
+  return -1;
+#endif
+}
+
+/* Loads one build in a namespace of its own, or ends the execution with
+ * a message. */
+static void *load(const char *label, const char *path, int copy)
+{
+  char name[64];
+  void *h;
+  const char *why;
+  int fd = copy ? fresh_copy(path, name, sizeof name) : -1;
+  say("step load %s", label);
+  dlerror();
+#if defined(LM_ID_NEWLM)
+  h = dlmopen(LM_ID_NEWLM, fd >= 0 ? name : path, RTLD_NOW | RTLD_LOCAL);
+#else
+  /* no namespaces (not glibc): each build local to its own handle; two
+   * versions of one soname that export the same helpers may then bind
+   * to each other's (cpucycles-compare(1), NOTES) */
+  h = dlopen(fd >= 0 ? name : path, RTLD_NOW | RTLD_LOCAL);
+#endif
+  /* The mapping holds the copy: the descriptor may go.  Each copy's name
+   * may then come back for the other build: namespaces keep them apart. */
+  if (fd >= 0) close(fd);
+  if (!h) {
+    why = dlerror();
+    say("error %s %s: cannot load it: %s", label, path, why ? why : "(no reason given)");
+    _exit(2);
+  }
+  return h;
+}
+
+static volatile char *stack_taken; /* keeps the stack padding in place */
+
+static int run_symbols(int nsymbols, char **symbols, void (**fns)(void *), double seconds)
+{
+  struct cpucycles_compare_options co;
+  struct cpucycles_compare_result r;
+  int i, tries, rc;
+  memset(&co, 0, sizeof co);
+  co.seconds = seconds;
+  for (i = 0; i < nsymbols; i++) {
+    /* one call of each alone first: a build that crashes or hangs is
+     * then named, not lost in the interleaving */
+    say("step call OLD %s", symbols[i]);
+    fns[2 * i](0);
+    say("step call NEW %s", symbols[i]);
+    fns[2 * i + 1](0);
+    say("step measure %s", symbols[i]);
+    for (tries = 0; tries < EAGAIN_TRIES; tries++) {
+      rc = cpucycles_bench_compare(fns[2 * i], 0, fns[2 * i + 1], 0, &co, &r);
+      if (rc == 0 || errno != EAGAIN) break;
+    }
+    if (rc != 0) {
+      say("error %s: cpucycles_bench_compare: %s", symbols[i],
+          errno == EAGAIN ? "every try was disturbed (a busy machine?)" : strerror(errno));
+      return 2;
+    }
+    say("result %s %.17g %.17g %.17g %.17g %.17g %lld %lld %u", symbols[i], r.ratio, r.a, r.b,
+        r.difference, r.difference_error, r.pairs, r.disturbed, r.flags);
+  }
+  say("done");
+  return 0;
+}
+
+/* argv: INTERNAL fd index stack copy seconds old new symbol... */
+static int execution(int argc, char **argv)
+{
+  void *h[2];
+  void (*fns[2 * MAX_SYMBOLS])(void *);
+  const char *paths[2], *end;
+  int i, k, first, copy, nsymbols = argc - 9;
+  long stack;
+  double seconds;
+  if (argc < 10 || nsymbols > MAX_SYMBOLS) return 2;
+  report_fd = atoi(argv[2]);
+  first = atoi(argv[3]) % 2; /* which build is loaded first */
+  stack = atol(argv[4]);
+  copy = atoi(argv[5]);
+  seconds = cpucycles_parse_decimal(argv[6], &end);
+  paths[0] = argv[7], paths[1] = argv[8];
+  if (report_fd < 0 || stack < 0 || stack >= STACK_MAX || !(seconds > 0)) return 2;
+  /* a benchmark's output goes to stderr: stdout may be JSON */
+  if (dup2(2, 1) < 0) return 2;
+  for (k = 0; k < 2; k++) {
+    int j = k ^ first;
+    h[j] = load(j ? "NEW" : "OLD", paths[j], copy);
+  }
+  for (i = 0; i < nsymbols; i++)
+    for (k = 0; k < 2; k++) {
+      void *p;
+      dlerror();
+      p = dlsym(h[k], argv[9 + i]);
+      if (!p) {
+        say("error %s %s: no symbol %s", k ? "NEW" : "OLD", paths[k], argv[9 + i]);
+        return 2;
+      }
+      /* dlsym's void * to a function pointer: POSIX requires it to work */
+      memcpy(&fns[2 * i + k], &p, sizeof p);
+    }
+  {
+    /* this execution's stack offset, below everything measured */
+    char taken[STACK_MAX];
+    taken[stack] = 1;
+    stack_taken = taken + stack;
+    return run_symbols(nsymbols, argv + 9, fns, seconds) == 0 ? 0 : 2;
+  }
+}
+
+/* ---- the parent ---- */
+
+struct outcome {
+  struct measured *m; /* [symbol] of this execution */
+  int got;            /* results received */
+};
+
+static double now(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static unsigned long long rng_state;
+static unsigned long long rng(void)
+{
+  rng_state ^= rng_state << 13, rng_state ^= rng_state >> 7, rng_state ^= rng_state << 17;
+  return rng_state;
+}
+
+static char *self_path(char *fallback)
+{
+  static char path[4096];
+  ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+  if (n <= 0 || (size_t)n >= sizeof path - 1) return fallback;
+  path[n] = 0;
+  return path;
+}
+
+static const char *signal_text(int sig)
+{
+  const char *s = strsignal(sig);
+  return s ? s : "a signal";
+}
+
+/* Where an execution stood when it stopped: "while loading NEW x.so". */
+static void where(char *buf, size_t size, const struct options *o, const char *step)
+{
+  char what[16], label[8], symbol[LINE_MAX_];
+  if (sscanf(step, "%15s %7s %1000s", what, label, symbol) >= 2 && !strcmp(what, "load"))
+    snprintf(buf, size, "while loading %s %s", label, build_path(o, !strcmp(label, "NEW")));
+  else if (sscanf(step, "%15s %7s %1000s", what, label, symbol) == 3 && !strcmp(what, "call"))
+    snprintf(buf, size, "in %s's %s (%s), called alone", label, symbol,
+             build_path(o, !strcmp(label, "NEW")));
+  else if (sscanf(step, "%15s %1000s", what, symbol) == 2 && !strcmp(what, "measure"))
+    snprintf(buf, size, "in %s, OLD's or NEW's, during the interleaved runs", symbol);
+  else
+    snprintf(buf, size, "while starting");
+}
+
+/* src into dst[size], cut short when it does not fit */
+static void keep(char *dst, size_t size, const char *src)
+{
+  size_t n = strlen(src);
+  if (n >= size) n = size - 1;
+  memcpy(dst, src, n);
+  dst[n] = 0;
+}
+
+/* One execution: 0 with out filled, or 2 with a message. */
+static int run_execution(const struct options *o, char *self, long index, struct outcome *out,
+                         double seconds_per_symbol)
+{
+  int fds[2], status, i, nargs;
+  pid_t pid;
+  char fd_text[24], index_text[24], stack_text[24], copy_text[4], seconds_text[32];
+  char *args[9 + MAX_SYMBOLS + 1], **env, *pad;
+  char buf[LINE_MAX_ * 4], step[LINE_MAX_] = "", error[LINE_MAX_] = "", place[LINE_MAX_ + 200];
+  size_t used = 0, n_env = 0, k;
+  double deadline;
+  int done = 0, timed_out = 0, closed = 0;
+  long pad_length = (long)(rng() % PAD_MAX), stack = (long)(rng() % (STACK_MAX / 16)) * 16;
+
+  if (pipe(fds) != 0) {
+    fprintf(stderr, PROGRAM ": pipe: %s\n", strerror(errno));
+    return 2;
+  }
+  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+  /* the environment, padded: the stack then starts elsewhere */
+  while (environ && environ[n_env]) n_env++;
+  env = calloc(n_env + 2, sizeof *env);
+  pad = malloc(sizeof PAD_VARIABLE + (size_t)pad_length + 1);
+  if (!env || !pad) {
+    fprintf(stderr, PROGRAM ": out of memory\n");
+    return 2;
+  }
+  for (k = 0, i = 0; k < n_env; k++)
+    if (strncmp(environ[k], PAD_VARIABLE "=", sizeof PAD_VARIABLE) != 0) env[i++] = environ[k];
+  memcpy(pad, PAD_VARIABLE "=", sizeof PAD_VARIABLE);
+  memset(pad + sizeof PAD_VARIABLE, 'x', (size_t)pad_length);
+  pad[sizeof PAD_VARIABLE + pad_length] = 0;
+  env[i++] = pad, env[i] = 0;
+
+  snprintf(fd_text, sizeof fd_text, "%d", fds[1]);
+  snprintf(index_text, sizeof index_text, "%ld", index);
+  snprintf(stack_text, sizeof stack_text, "%ld", stack);
+  snprintf(copy_text, sizeof copy_text, "%d", o->copy);
+  snprintf(seconds_text, sizeof seconds_text, "%.17g", o->seconds);
+  nargs = 0;
+  args[nargs++] = self;
+  args[nargs++] = (char *)INTERNAL;
+  args[nargs++] = fd_text;
+  args[nargs++] = index_text;
+  args[nargs++] = stack_text;
+  args[nargs++] = copy_text;
+  args[nargs++] = seconds_text;
+  args[nargs++] = (char *)o->old_path;
+  args[nargs++] = (char *)o->new_path;
+  for (i = 0; i < o->nsymbols; i++) args[nargs++] = (char *)o->symbols[i];
+  args[nargs] = 0;
+
+  fflush(stdout), fflush(stderr);
+  pid = fork();
+  if (pid < 0) {
+    fprintf(stderr, PROGRAM ": fork: %s\n", strerror(errno));
+    close(fds[0]), close(fds[1]);
+    free(env), free(pad);
+    return 2;
+  }
+  if (pid == 0) {
+    char message[256];
+    int len;
+    execve(self, args, env);
+    len = snprintf(message, sizeof message, "error cannot run %s: %s\n", self, strerror(errno));
+    if (len > 0 && write(fds[1], message, (size_t)len) < 0) _exit(2);
+    _exit(2);
+  }
+  close(fds[1]);
+  free(env), free(pad);
+
+  /* each step may take the timeout; a measurement its seconds too */
+  deadline = now() + o->timeout;
+  while (!closed) {
+    struct pollfd p;
+    double left = deadline - now();
+    ssize_t r;
+    char *nl;
+    if (left <= 0) {
+      timed_out = 1;
+      break;
+    }
+    p.fd = fds[0], p.events = POLLIN, p.revents = 0;
+    if (poll(&p, 1, left > 1e6 ? 1000000000 : (int)(left * 1000) + 1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (!p.revents) continue;
+    r = read(fds[0], buf + used, sizeof buf - used - 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      closed = 1;
+      break;
+    }
+    used += (size_t)r;
+    buf[used] = 0;
+    while ((nl = memchr(buf, '\n', used)) != 0) {
+      *nl = 0;
+      if (!strncmp(buf, "step ", 5)) {
+        keep(step, sizeof step, buf + 5);
+        deadline = now() + o->timeout + (!strncmp(step, "measure ", 8) ? seconds_per_symbol : 0);
+      } else if (!strncmp(buf, "error ", 6)) {
+        keep(error, sizeof error, buf + 6);
+      } else if (!strncmp(buf, "result ", 7)) {
+        char symbol[LINE_MAX_];
+        struct measured m;
+        if (sscanf(buf + 7, "%1000s %lg %lg %lg %lg %lg %lld %lld %u", symbol, &m.ratio, &m.a, &m.b,
+                   &m.difference, &m.difference_error, &m.pairs, &m.disturbed, &m.flags) == 9)
+          for (i = 0; i < o->nsymbols; i++)
+            if (!strcmp(symbol, o->symbols[i])) out->m[i] = m, out->got++;
+      } else if (!strcmp(buf, "done")) {
+        done = 1;
+      }
+      used -= (size_t)(nl + 1 - buf);
+      memmove(buf, nl + 1, used);
+    }
+    if (used == sizeof buf - 1) used = 0; /* a line too long: not ours */
+  }
+  if (timed_out) kill(pid, SIGKILL);
+  close(fds[0]);
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) {
+      fprintf(stderr, PROGRAM ": waitpid: %s\n", strerror(errno));
+      return 2;
+    }
+  where(place, sizeof place, o, step);
+  if (timed_out) {
+    fprintf(stderr, PROGRAM ": execution %ld: no word for %g s %s: killed (--timeout %g)\n",
+            index + 1, o->timeout, place, o->timeout);
+    return 2;
+  }
+  if (error[0]) {
+    fprintf(stderr, PROGRAM ": %s\n", error);
+    return 2;
+  }
+  if (WIFSIGNALED(status)) {
+    fprintf(stderr, PROGRAM ": execution %ld: killed by signal %d (%s) %s\n", index + 1,
+            WTERMSIG(status), signal_text(WTERMSIG(status)), place);
+    return 2;
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !done || out->got != o->nsymbols) {
+    fprintf(stderr, PROGRAM ": execution %ld: ended (exit status %d) %s, before its results\n",
+            index + 1, WIFEXITED(status) ? WEXITSTATUS(status) : -1, place);
+    return 2;
+  }
+  return 0;
+}
+
+/* ---- combining the executions ---- */
+
+/* Student's t, two-sided 99%, for df degrees of freedom: the table to 30,
+ * then the Cornish-Fisher expansion (the harness's, compare-stats.c). */
+static double t99(long df)
+{
+  static const double table[30] = {63.657, 9.925, 5.841, 4.604, 4.032, 3.707, 3.499, 3.355,
+                                   3.250,  3.169, 3.106, 3.055, 3.012, 2.977, 2.947, 2.921,
+                                   2.898,  2.878, 2.861, 2.845, 2.831, 2.819, 2.807, 2.797,
+                                   2.787,  2.779, 2.771, 2.763, 2.756, 2.750};
+  const double z = CPUCYCLES_Z99, z3 = z * z * z, z5 = z3 * z * z;
+  double n = (double)df;
+  if (df <= 30) return table[df - 1];
+  return z + (z3 + z) / (4 * n) + (5 * z5 + 16 * z3 + 3 * z) / (96 * n * n);
+}
+
+struct row {
+  const char *symbol;
+  double ratio, low, high; /* NEW/OLD and its 99% interval; NaN without a ratio */
+  double old_cycles, new_cycles; /* means over the executions */
+  double difference, difference_low, difference_high; /* cycles per call */
+  double placement_sd;    /* between executions beyond the noise within
+                             them: relative (0.001 is 0.1%) */
+  double placement_share; /* of the variance between executions */
+  double within_sd;       /* the noise within an execution, relative */
+  int verdict;            /* CPUCYCLES_COMPARE_* */
+  int beyond;             /* slower beyond the tolerance: exit 1 */
+};
+
+/* mean and sample variance of x[0..n-1] */
+static void moments(const double *x, long n, double *mean, double *variance)
+{
+  double m = 0, v = 0;
+  long i;
+  for (i = 0; i < n; i++) m += x[i];
+  m /= (double)n;
+  for (i = 0; i < n; i++) v += (x[i] - m) * (x[i] - m);
+  *mean = m, *variance = v / (double)(n - 1);
+}
+
+/* Each execution is one draw of the layout: the executions' log-ratios
+ * are the sample, and their variance already holds the noise within
+ * each (a random-effects model with executions as its level). */
+static void combine(const struct options *o, struct outcome *runs, int s, struct row *r, double *x)
+{
+  long e, n = o->executions;
+  double mean, variance, half, within = 0, t = t99(n - 1), tol = o->tolerance / 100;
+  int ratios = 1;
+  r->symbol = o->symbols[s];
+  r->old_cycles = r->new_cycles = 0;
+  for (e = 0; e < n; e++) {
+    const struct measured *m = &runs[e].m[s];
+    r->old_cycles += m->a / (double)n, r->new_cycles += m->b / (double)n;
+    if (!(m->ratio > 0) || !(m->b > 0) || !isfinite(m->ratio)) ratios = 0;
+  }
+  /* the differences' interval, the same way: the verdict's when OLD
+   * measures nothing (an empty function: no ratio) */
+  for (e = 0; e < n; e++) x[e] = runs[e].m[s].difference;
+  moments(x, n, &mean, &variance);
+  half = t * cpucycles_sqrt(variance / (double)n);
+  r->difference = mean, r->difference_low = mean - half, r->difference_high = mean + half;
+  r->ratio = r->low = r->high = NAN;
+  r->placement_sd = r->placement_share = r->within_sd = NAN;
+  r->verdict = CPUCYCLES_COMPARE_INDISTINGUISHABLE;
+  if (ratios) {
+    for (e = 0; e < n; e++) {
+      const struct measured *m = &runs[e].m[s];
+      double w = m->difference_error / m->b; /* the log-ratio's error within */
+      x[e] = log(m->ratio);
+      within += w * w / (double)n;
+    }
+    moments(x, n, &mean, &variance);
+    half = t * cpucycles_sqrt(variance / (double)n);
+    r->ratio = exp(mean), r->low = exp(mean - half), r->high = exp(mean + half);
+    r->within_sd = cpucycles_sqrt(within);
+    r->placement_sd = variance > within ? cpucycles_sqrt(variance - within) : 0;
+    r->placement_share = variance > 0 ? (variance > within ? variance - within : 0) / variance : 0;
+    if (r->low > 1) r->verdict = CPUCYCLES_COMPARE_B_SLOWER;
+    if (r->high < 1) r->verdict = CPUCYCLES_COMPARE_B_FASTER;
+    r->beyond = r->low > 1 + tol;
+  } else {
+    if (r->difference_low > 0) r->verdict = CPUCYCLES_COMPARE_B_SLOWER;
+    if (r->difference_high < 0) r->verdict = CPUCYCLES_COMPARE_B_FASTER;
+    /* no ratio, no percentage: only a tolerance of 0 can be exceeded */
+    r->beyond = r->verdict == CPUCYCLES_COMPARE_B_SLOWER && tol == 0;
+  }
+}
+
+static const char *verdict_word(int verdict)
+{
+  return verdict == CPUCYCLES_COMPARE_B_SLOWER   ? "slower"
+         : verdict == CPUCYCLES_COMPARE_B_FASTER ? "faster"
+                                                 : "indistinguishable";
+}
+
+/* ---- output ---- */
+
+#define COVERS "placement: each execution a fresh process (ASLR), with its own copy of each file, environment size and stack offset"
+#define COVERS_NO_COPY "placement: each execution a fresh process (ASLR), with its own environment size and stack offset"
+
+static void json_string(const char *s)
+{
+  struct cpucycles_out out;
+  size_t size = 6 * strlen(s) + 3;
+  char *buf = malloc(size);
+  if (!buf) {
+    fputs("null", stdout);
+    return;
+  }
+  cpucycles_out_start(&out, buf, size);
+  cpucycles_out_json_string(&out, s);
+  fputs(buf, stdout);
+  free(buf);
+}
+
+static void json_number(double x)
+{
+  struct cpucycles_out out;
+  char buf[64];
+  if (!isfinite(x)) {
+    fputs("null", stdout); /* JSON has no NaN */
+    return;
+  }
+  cpucycles_out_start(&out, buf, sizeof buf);
+  cpucycles_out_double(&out, x);
+  fputs(buf, stdout);
+}
+
+static void json_key(const char *key, int first)
+{
+  printf("%s\n  \"%s\": ", first ? "{" : ",", key);
+}
+
+static void print_json(const struct options *o, const struct row *rows, struct outcome *runs,
+                       int status)
+{
+  int s;
+  long e;
+  json_key("type", 1), json_string("cpucycles-compare");
+  json_key("version", 0), json_string(CPUCYCLES_VERSION);
+  json_key("old", 0), json_string(o->old_path);
+  json_key("new", 0), json_string(o->new_path);
+  json_key("executions", 0), printf("%ld", o->executions);
+  json_key("seconds", 0), json_number(o->seconds);
+  json_key("tolerance", 0), json_number(o->tolerance);
+  json_key("confidence", 0), json_number(0.99);
+  json_key("interval_covers", 0), json_string(o->copy ? COVERS : COVERS_NO_COPY);
+  json_key("results", 0), fputs("[", stdout);
+  for (s = 0; s < o->nsymbols; s++) {
+    const struct row *r = &rows[s];
+    printf("%s\n    {\"symbol\": ", s ? "," : "");
+    json_string(r->symbol);
+    printf(", \"verdict\": \"%s\", \"beyond_tolerance\": %s", verdict_word(r->verdict),
+           r->beyond ? "true" : "false");
+    fputs(",\n     \"ratio\": ", stdout), json_number(r->ratio);
+    fputs(", \"ratio_low\": ", stdout), json_number(r->low);
+    fputs(", \"ratio_high\": ", stdout), json_number(r->high);
+    fputs(",\n     \"old_cycles\": ", stdout), json_number(r->old_cycles);
+    fputs(", \"new_cycles\": ", stdout), json_number(r->new_cycles);
+    fputs(", \"difference\": ", stdout), json_number(r->difference);
+    fputs(", \"difference_low\": ", stdout), json_number(r->difference_low);
+    fputs(", \"difference_high\": ", stdout), json_number(r->difference_high);
+    fputs(",\n     \"placement_sd\": ", stdout), json_number(r->placement_sd);
+    fputs(", \"placement_share\": ", stdout), json_number(r->placement_share);
+    fputs(", \"within_sd\": ", stdout), json_number(r->within_sd);
+    fputs(",\n     \"execution_ratios\": [", stdout);
+    for (e = 0; e < o->executions; e++) {
+      if (e) fputs(", ", stdout);
+      json_number(runs[e].m[s].ratio);
+    }
+    fputs("]}", stdout);
+  }
+  fputs("\n  ]", stdout);
+  json_key("status", 0), printf("%d", status);
+  fputs("\n}\n", stdout);
+}
+
+/* a printable form of a path or name: control bytes as '?' */
+static void put_clean(FILE *f, const char *s)
+{
+  for (; *s; s++) putc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+}
+
+static void print_text(const struct options *o, const struct row *rows)
+{
+  int s, width = 6;
+  for (s = 0; s < o->nsymbols; s++)
+    if ((int)strlen(o->symbols[s]) > width) width = (int)strlen(o->symbols[s]);
+  fputs("NEW ", stdout), put_clean(stdout, o->new_path);
+  fputs(" against OLD ", stdout), put_clean(stdout, o->old_path);
+  printf(": %ld executions of %g s per symbol\n", o->executions, o->seconds);
+  printf("the 99%% intervals cover %s, and the noise within each\n",
+         o->copy ? COVERS : COVERS_NO_COPY);
+  printf("%-*s  %9s  %-21s  %10s  %10s  %9s  %5s  %s\n", width, "symbol", "new/old",
+         "99% interval", "old cycles", "new cycles", "placement", "share", "verdict");
+  for (s = 0; s < o->nsymbols; s++) {
+    const struct row *r = &rows[s];
+    char interval[64], sd[32], share[16];
+    if (isfinite(r->ratio))
+      snprintf(interval, sizeof interval, "[%.4f, %.4f]", r->low, r->high);
+    else
+      snprintf(interval, sizeof interval, "(no ratio: OLD ~0)");
+    if (isfinite(r->placement_sd)) {
+      snprintf(sd, sizeof sd, "%.3f%%", 100 * r->placement_sd);
+      snprintf(share, sizeof share, "%.0f%%", 100 * r->placement_share);
+    } else {
+      snprintf(sd, sizeof sd, "-"), snprintf(share, sizeof share, "-");
+    }
+    put_clean(stdout, r->symbol);
+    printf("%*s  %9.4f  %-21s  %10.1f  %10.1f  %9s  %5s  %s", width - (int)strlen(r->symbol), "",
+           r->ratio, interval, r->old_cycles, r->new_cycles, sd, share, verdict_word(r->verdict));
+    if (r->verdict == CPUCYCLES_COMPARE_B_SLOWER && o->tolerance > 0)
+      printf(r->beyond ? " (beyond %g%%)" : " (within the tolerance of %g%%)", o->tolerance);
+    putchar('\n');
+  }
+  puts("(placement: the standard deviation of NEW/OLD between executions beyond the noise\n"
+       " within them; share: its part of the variance between executions)");
+}
+
+/* ---- the command line ---- */
+
+static int bad(const char *what, const char *value, const char *why)
+{
+  fprintf(stderr, PROGRAM ": %s", what);
+  if (value) fputs(" '", stderr), put_clean(stderr, value), fputc('\'', stderr);
+  fprintf(stderr, ": %s\n", why);
+  fputs(usage, stderr);
+  return 2;
+}
+
+static int number(const char *option, const char *text, double low, double high, int whole,
+                  double *x)
+{
+  const char *end;
+  *x = cpucycles_parse_decimal(text, &end);
+  if (end == text || *end || !(*x >= low && *x <= high) || (whole && *x != (double)(long)*x)) {
+    char why[128];
+    snprintf(why, sizeof why, "not %s from %g to %g", whole ? "a whole number" : "a number", low,
+             high);
+    return bad(option, text, why);
+  }
+  return 0;
+}
+
+/* a symbol goes into a line of the report: a C identifier's characters
+ * (and those of versioned or mangled names), nothing else */
+static int symbol_ok(const char *s)
+{
+  if (!*s) return 0;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+          *s == '_' || *s == '$' || *s == '.' || *s == '@'))
+      return 0;
+  return 1;
+}
+
+/* A file both loadable in principle: it exists, is readable and is an ELF
+ * shared object (ET_DYN).  dlmopen() says the rest (another machine's, a
+ * missing dependency) in the execution. */
+static int check_file(const char *label, const char *path)
+{
+  unsigned char h[18];
+  struct stat st;
+  ssize_t n;
+  int fd = open(path, O_RDONLY), type;
+  const char *why = 0;
+  if (fd < 0) {
+    why = strerror(errno);
+  } else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    why = "not a regular file";
+  } else {
+    n = read(fd, h, sizeof h);
+    if (n < (ssize_t)sizeof h || memcmp(h, "\177ELF", 4) != 0) {
+      why = "not an ELF file (no shared object)";
+    } else {
+      type = h[5] == 2 ? h[16] << 8 | h[17] : h[17] << 8 | h[16]; /* e_type, in its byte order */
+      if (type != 3) /* ET_DYN */
+        why = type == 1   ? "an ELF file but not a shared object (a relocatable object: link it with -shared)"
+              : type == 2 ? "an ELF file but not a shared object (an executable)"
+                          : "an ELF file but not a shared object";
+    }
+  }
+  if (fd >= 0) close(fd);
+  if (!why) return 0;
+  fprintf(stderr, PROGRAM ": %s ", label), put_clean(stderr, path), fprintf(stderr, ": %s\n", why);
+  return 2;
+}
+
+static int finish(int status)
+{
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, PROGRAM ": cannot write the output: %s\n", strerror(errno));
+    return 2;
+  }
+  return status;
+}
+
+int main(int argc, char **argv)
+{
+  struct options o;
+  struct outcome *runs;
+  struct row rows[MAX_SYMBOLS];
+  const char *files[2];
+  double x, expected, started;
+  long e;
+  int i, s, nfiles = 0, status = 0, show_progress, tty;
+  char *self;
+
+  if (argc >= 2 && !strcmp(argv[1], INTERNAL)) return execution(argc, argv);
+
+  memset(&o, 0, sizeof o);
+  o.executions = 10, o.seconds = 0.5, o.tolerance = 0, o.timeout = 60, o.copy = 1;
+  for (i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    int takes = !strcmp(a, "--symbol") || !strcmp(a, "--executions") || !strcmp(a, "--seconds") ||
+                !strcmp(a, "--tolerance") || !strcmp(a, "--timeout");
+    if (takes && i + 1 >= argc) return bad(a, 0, "needs a value");
+    if (!strcmp(a, "--help")) {
+      fputs(usage, stdout);
+      return finish(0);
+    } else if (!strcmp(a, "--version")) {
+      printf(PROGRAM " %s\n", CPUCYCLES_VERSION);
+      return finish(0);
+    } else if (!strcmp(a, "--symbol")) {
+      if (!symbol_ok(argv[++i])) return bad(a, argv[i], "not a symbol's name");
+      if (o.nsymbols == MAX_SYMBOLS) return bad(a, argv[i], "more than 64 symbols");
+      o.symbols[o.nsymbols++] = argv[i];
+    } else if (!strcmp(a, "--executions")) {
+      if (number(a, argv[++i], 2, MAX_EXECUTIONS, 1, &x)) return 2;
+      o.executions = (long)x;
+    } else if (!strcmp(a, "--seconds")) {
+      if (number(a, argv[++i], 0.001, 3600, 0, &x)) return 2;
+      o.seconds = x;
+    } else if (!strcmp(a, "--tolerance")) {
+      if (number(a, argv[++i], 0, 99.999, 0, &x)) return 2;
+      o.tolerance = x;
+    } else if (!strcmp(a, "--timeout")) {
+      if (number(a, argv[++i], 0.001, 86400, 0, &x)) return 2;
+      o.timeout = x;
+    } else if (!strcmp(a, "--json")) {
+      o.json = 1;
+    } else if (!strcmp(a, "--progress")) {
+      o.progress = 1;
+    } else if (!strcmp(a, "--no-copy")) {
+      o.copy = 0;
+    } else if (a[0] == '-' && a[1]) {
+      return bad("unknown option", a, "see --help");
+    } else if (nfiles < 2) {
+      files[nfiles++] = a;
+    } else {
+      return bad("unexpected argument", a, "give two files, OLD and NEW");
+    }
+  }
+  if (nfiles < 2) return bad("missing", 0, nfiles ? "NEW.so" : "OLD.so and NEW.so");
+  o.old_path = files[0], o.new_path = files[1];
+  if (!o.nsymbols) o.symbols[o.nsymbols++] = "benchmark";
+  if (check_file("OLD", o.old_path) || check_file("NEW", o.new_path)) return 2;
+
+  runs = calloc((size_t)o.executions, sizeof *runs);
+  if (!runs) return bad("out of memory", 0, "the executions' results");
+  for (e = 0; e < o.executions; e++)
+    if (!(runs[e].m = calloc((size_t)o.nsymbols, sizeof *runs[e].m)))
+      return bad("out of memory", 0, "the executions' results");
+
+  self = self_path(argv[0]);
+  rng_state = (unsigned long long)time(0) * 0x9e3779b97f4a7c15ULL ^ (unsigned long long)getpid() << 20;
+  if (!rng_state) rng_state = 1;
+  /* (each execution also pays a process, two loads and a first call) */
+  expected = (double)o.executions * ((double)o.nsymbols * (o.seconds + 0.05) + 0.05);
+  tty = isatty(2);
+  show_progress = o.progress || (tty && expected > PROGRESS_AFTER);
+  started = now();
+  for (e = 0; e < o.executions; e++) {
+    if (run_execution(&o, self, e, &runs[e], o.seconds) != 0) {
+      if (show_progress && tty) fputs("\r\033[K", stderr);
+      return 2;
+    }
+    if (show_progress)
+      fprintf(stderr, PROGRAM ": execution %ld of %ld done, %.1f s%s", e + 1, o.executions,
+              now() - started, tty ? "\r" : "\n");
+  }
+  if (show_progress && tty) fputs("\r\033[K", stderr);
+
+  {
+    double *scratch = calloc((size_t)o.executions, sizeof *scratch);
+    if (!scratch) return bad("out of memory", 0, "the statistics");
+    for (s = 0; s < o.nsymbols; s++) {
+      combine(&o, runs, s, &rows[s], scratch);
+      if (rows[s].beyond) status = 1;
+    }
+    free(scratch);
+  }
+  if (o.json) print_json(&o, rows, runs, status);
+  else print_text(&o, rows);
+  return finish(status);
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/* compare-fixture.c - the shared objects tests/t-compare-tool.sh compiles
+ * ($CC -shared -fPIC) and hands to cpucycles-compare as OLD and NEW:
+ *   -DWORK=N      benchmark() and other() do N steps of work
+ *   -DMARKER=S    a constructor writes "compare-fixture: S loaded" to
+ *                 stderr (each build is seen to be loaded)
+ *   -DCRASH       benchmark() raises SIGSEGV
+ *   -DHANG        benchmark() never returns
+ * The work is done by compare_fixture_work(), exported and called through
+ * the PLT: were two builds with one soname loaded into one namespace, the
+ * second's benchmark() would bind to the first's work (same cost), and NEW
+ * at 3 times OLD's work would measure as OLD. */
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef WORK
+#define WORK 1000
+#endif
+
+void compare_fixture_work(long n);
+void compare_fixture_work(long n)
+{
+  long i;
+  for (i = 0; i < n; i++) __asm__ __volatile__("" ::: "memory");
+}
+
+void benchmark(void *arg);
+void benchmark(void *arg)
+{
+  (void)arg;
+#if defined(CRASH)
+  raise(SIGSEGV);
+#elif defined(HANG)
+  for (;;) pause();
+#endif
+  compare_fixture_work(WORK);
+}
+
+void other(void *arg);
+void other(void *arg)
+{
+  (void)arg;
+  compare_fixture_work(WORK / 2);
+}
+
+#ifdef MARKER
+#define TEXT(x) #x
+#define STRING(x) TEXT(x)
+__attribute__((constructor)) static void marker(void)
+{
+  static const char text[] = "compare-fixture: " STRING(MARKER) " loaded\n";
+  if (write(2, text, sizeof text - 1) < 0) return;
+}
+#endif

@@ -1,0 +1,226 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# t-compare-tool - cpucycles-compare as scripts use it: --help, --version;
+# exit 2 with a message, in bounded time, for each bad input (a missing
+# file, one that is not ELF, an ELF object that is not a shared object, a
+# missing symbol, each bad option value, a benchmark that segfaults, one
+# that never returns under a short --timeout); NEW doing 3 times OLD's
+# work called slower with exit 1, a third of it faster with exit 0, and
+# two builds with one soname both loaded (each says so on stderr, and NEW's
+# threefold work shows); --tolerance (exit 1 only beyond it); OLD against
+# itself never an error, and exit 0 under a tolerance no noise reaches;
+# --symbol twice gives two rows; --json strict JSON with its fields;
+# --progress.  Only what noise cannot change is asserted (tests/README.md):
+# 3 times the work, interleaved in every execution, and tolerances of 50%.
+# The shared objects are tests/compare-fixture.c, compiled here with $CC.
+set -u
+. "$top_srcdir/tests/tap.sh"
+tool="$top_builddir/libtool --mode=execute ${CPUCYCLES_PROBE_RUNNER:-} $top_builddir/cpucycles-compare"
+dir=$(mktemp -d "${TMPDIR:-/tmp}/t-compare-tool.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+out=$dir/out err=$dir/err
+# short runs: 3 executions of 0.05 s per symbol
+quick="--executions 3 --seconds 0.05"
+# each run bounded, whatever the tool does: a hang is a failure, not a stuck suite
+if command -v timeout >/dev/null 2>&1; then bounded="timeout 120"; else bounded=; fi
+
+echo "1..33"
+if [ -n "${CPUCYCLES_PROBE_RUNNER:-}" ]; then
+  # the tool execs itself, which a user-mode emulator's guest may not do
+  i=0; while [ $i -lt 33 ]; do skip "cpucycles-compare" "run through a probe runner"; i=$((i + 1)); done
+  exit 0
+fi
+
+fixture() { # name soname flags...
+  name=$1 soname=$2; shift 2
+  ${CC:-cc} -O2 -shared -fPIC -Wl,-soname,$soname "$@" -o "$dir/$name" "$top_srcdir/tests/compare-fixture.c" \
+    >"$dir/cc.log" 2>&1
+}
+if ! { fixture one.so libsame.so.1 -DWORK=1000 -DMARKER=v1 &&
+       fixture three.so libsame.so.1 -DWORK=3000 -DMARKER=v2 &&
+       fixture third.so libthird.so.1 -DWORK=333 &&
+       fixture half.so libhalf.so.1 -DWORK=1500 &&
+       fixture crash.so libcrash.so.1 -DCRASH &&
+       fixture hang.so libhang.so.1 -DHANG &&
+       ${CC:-cc} -c -fPIC -o "$dir/object.o" "$top_srcdir/tests/compare-fixture.c"; }; then
+  sed 's/^/# /' "$dir/cc.log"
+  i=0; while [ $i -lt 33 ]; do skip "cpucycles-compare" "$CC builds no shared object here"; i=$((i + 1)); done
+  exit 0
+fi
+echo 'not a shared object' >"$dir/text.so"
+
+run() { # runs the tool: status in $status, seconds in $took
+  start=$(date +%s)
+  $bounded $tool "$@" >"$out" 2>"$err"; status=$?
+  took=$(($(date +%s) - start))
+}
+show() { sed 's/^/# /' "$out" "$err"; }
+
+# ---- the command line ----
+run --help
+if [ $status -eq 0 ] && head -n 1 "$out" | grep -q '^usage: cpucycles-compare ' && grep -q 'cpucycles-compare(1)' "$out"; then
+  ok "--help: usage on stdout, exit 0"
+else
+  notok "--help: exit $status"; show
+fi
+run --version
+if [ $status -eq 0 ] && grep -Eqx 'cpucycles-compare [0-9][0-9.]*' "$out"; then
+  ok "--version: $(cat "$out")"
+else
+  notok "--version: exit $status"; show
+fi
+
+# ---- bad input: exit 2 and a message that says what ----
+refused() { # description pattern args...: exit 2, nothing on stdout, pattern on stderr
+  what=$1 pattern=$2; shift 2
+  run "$@"
+  if [ $status -eq 2 ] && [ ! -s "$out" ] && grep -q "^cpucycles-compare: .*$pattern" "$err"; then
+    ok "$what: exit 2, $(grep '^cpucycles-compare: ' "$err" | head -n 1)"
+  else
+    notok "$what: exit $status, want 2 and '$pattern'"; show
+  fi
+}
+refused "a missing file" "NEW .*/nothing.so: No such file" $quick "$dir/one.so" "$dir/nothing.so"
+refused "a file that is not ELF" "OLD .*/text.so: not an ELF file" $quick "$dir/text.so" "$dir/one.so"
+refused "an ELF object that is not a shared object" "OLD .*/object.o: an ELF file but not a shared object" \
+  $quick "$dir/object.o" "$dir/one.so"
+refused "a missing symbol" "no symbol nosuch" $quick --symbol nosuch "$dir/one.so" "$dir/three.so"
+refused "--executions 1" "--executions '1'" --executions 1 "$dir/one.so" "$dir/one.so"
+refused "--executions 2.5" "--executions '2.5'" --executions 2.5 "$dir/one.so" "$dir/one.so"
+refused "--executions x" "--executions 'x'" --executions x "$dir/one.so" "$dir/one.so"
+refused "--tolerance -1" "--tolerance '-1'" --tolerance -1 "$dir/one.so" "$dir/one.so"
+refused "--tolerance 100" "--tolerance '100'" --tolerance 100 "$dir/one.so" "$dir/one.so"
+refused "--tolerance 5%" "--tolerance '5%'" --tolerance 5% "$dir/one.so" "$dir/one.so"
+refused "--timeout 0" "--timeout '0'" --timeout 0 "$dir/one.so" "$dir/one.so"
+refused "--timeout x" "--timeout 'x'" --timeout x "$dir/one.so" "$dir/one.so"
+refused "--seconds 0" "--seconds '0'" --seconds 0 "$dir/one.so" "$dir/one.so"
+refused "an unknown option" "unknown option '--bogus'" --bogus "$dir/one.so" "$dir/one.so"
+refused "--symbol without a name" "--symbol: needs a value" "$dir/one.so" "$dir/one.so" --symbol
+refused "one file" "missing: NEW.so" "$dir/one.so"
+
+run $quick "$dir/one.so" "$dir/crash.so"
+if [ $status -eq 2 ] && grep -q "signal 11 .* NEW's benchmark (.*/crash.so)" "$err" && [ $took -lt 60 ]; then
+  ok "a benchmark that segfaults: exit 2 in ${took}s, $(grep '^cpucycles-compare: ' "$err")"
+else
+  notok "a benchmark that segfaults: exit $status in ${took}s"; show
+fi
+run $quick --timeout 1 "$dir/one.so" "$dir/hang.so"
+if [ $status -eq 2 ] && grep -q "in NEW's benchmark (.*/hang.so).*killed (--timeout 1)" "$err" && [ $took -lt 30 ]; then
+  ok "a benchmark that never returns: exit 2 in ${took}s, $(grep '^cpucycles-compare: ' "$err")"
+else
+  notok "a benchmark that never returns, --timeout 1: exit $status in ${took}s"; show
+fi
+
+# ---- verdicts no noise can change: 3 times the work, interleaved ----
+row() { grep "^$1 " "$out"; }
+run $quick "$dir/one.so" "$dir/three.so"
+if [ $status -eq 1 ] && row benchmark | grep -q ' slower$' && grep -q 'cover placement' "$out"; then
+  ok "NEW at 3 times the work: slower, exit 1: $(row benchmark | tr -s ' ')"
+else
+  notok "NEW at 3 times the work: exit $status, want slower and 1"; show
+fi
+# one soname, two builds: each constructor ran, and NEW's own work was
+# measured (bound to OLD's, it would measure as OLD)
+ratio=$(row benchmark | awk '{ print $2 }')
+if grep -q 'compare-fixture: v1 loaded' "$err" && grep -q 'compare-fixture: v2 loaded' "$err" &&
+   awk -v r="$ratio" 'BEGIN { exit !(r > 2) }'; then
+  ok "two builds with one soname both loaded: v1 and v2 said so, NEW/OLD $ratio"
+else
+  notok "two builds with one soname: want both markers and NEW/OLD over 2 (got '$ratio')"; show
+fi
+run $quick "$dir/one.so" "$dir/third.so"
+if [ $status -eq 0 ] && row benchmark | grep -q ' faster$'; then
+  ok "NEW at a third of the work: faster, exit 0: $(row benchmark | tr -s ' ')"
+else
+  notok "NEW at a third of the work: exit $status, want faster and 0"; show
+fi
+run $quick --tolerance 50 "$dir/one.so" "$dir/three.so"
+if [ $status -eq 1 ] && row benchmark | grep -q ' slower (beyond 50%)$'; then
+  ok "3 times the work, --tolerance 50: beyond it, exit 1"
+else
+  notok "3 times the work, --tolerance 50: exit $status, want 1"; show
+fi
+run $quick --tolerance 99 "$dir/one.so" "$dir/three.so"
+if [ $status -eq 1 ]; then
+  ok "3 times the work, --tolerance 99: beyond it, exit 1"
+else
+  notok "3 times the work, --tolerance 99: exit $status, want 1"; show
+fi
+# 1.5 times the work is slower, always, and within 99% always
+run $quick --tolerance 99 "$dir/one.so" "$dir/half.so"
+if [ $status -eq 0 ] && row benchmark | grep -q ' slower (within the tolerance of 99%)$'; then
+  ok "1.5 times the work, --tolerance 99: slower but within it, exit 0"
+else
+  notok "1.5 times the work, --tolerance 99: exit $status, want slower within it and 0"; show
+fi
+# OLD against itself: called different by chance now and then (the
+# interval is 99%, not certain), so only what chance cannot do is checked
+run $quick "$dir/one.so" "$dir/one.so"
+if { [ $status -eq 0 ] || { [ $status -eq 1 ] && row benchmark | grep -q ' slower$'; }; } &&
+   row benchmark | awk '{ exit !($2 > 0.8 && $2 < 1.25) }'; then
+  ok "OLD against itself: no error, NEW/OLD near 1: $(row benchmark | tr -s ' ')"
+else
+  notok "OLD against itself: exit $status"; show
+fi
+run $quick --tolerance 50 "$dir/one.so" "$dir/one.so"
+if [ $status -eq 0 ]; then
+  ok "OLD against itself, --tolerance 50: exit 0"
+else
+  notok "OLD against itself, --tolerance 50: exit $status"; show
+fi
+
+# ---- a suite, JSON, progress ----
+run $quick --symbol benchmark --symbol other "$dir/one.so" "$dir/three.so"
+if [ $status -eq 1 ] && row benchmark | grep -q ' slower$' && row other | grep -q ' slower$'; then
+  ok "--symbol twice: a row each"
+else
+  notok "--symbol twice: exit $status, want a slower row for benchmark and for other"; show
+fi
+run $quick --json --symbol benchmark --symbol other "$dir/one.so" "$dir/three.so"
+json_status=$status
+if command -v python3 >/dev/null 2>&1; then
+  if [ $json_status -eq 1 ] && python3 -c '
+import json, sys
+def no(c): raise ValueError("not JSON: " + c)
+d = json.loads(open(sys.argv[1]).read(), parse_constant=no)
+assert d["type"] == "cpucycles-compare" and d["executions"] == 3 and d["status"] == 1, d
+assert "placement" in d["interval_covers"], d
+assert [r["symbol"] for r in d["results"]] == ["benchmark", "other"], d
+for r in d["results"]:
+    assert r["verdict"] == "slower" and r["beyond_tolerance"] is True, r
+    assert r["ratio_low"] <= r["ratio"] <= r["ratio_high"] and r["ratio_low"] > 1.5, r
+    assert r["new_cycles"] > r["old_cycles"] > 0, r
+    assert 0 <= r["placement_share"] <= 1 and r["placement_sd"] >= 0 and r["within_sd"] >= 0, r
+    assert len(r["execution_ratios"]) == 3, r
+' "$out" 2>"$dir/py"; then
+    ok "--json: strict JSON (python3's json.loads, no NaN) with its fields"
+  else
+    notok "--json: exit $json_status"; sed 's/^/# /' "$dir/py"; show
+  fi
+else
+  skip "--json parsed by python3" "no python3"
+fi
+run --progress --executions 2 --seconds 0.05 "$dir/one.so" "$dir/one.so"
+if grep -q '^cpucycles-compare: execution 1 of 2 done' "$err" && grep -q 'execution 2 of 2 done' "$err"; then
+  ok "--progress: a line per execution on stderr"
+else
+  notok "--progress: no progress lines"; show
+fi
+run --executions 2 --seconds 0.05 "$dir/one.so" "$dir/one.so"
+if ! grep -q 'execution .* done' "$err" && ! grep -q 'execution .* done' "$out"; then
+  ok "no --progress, stderr not a terminal: no progress"
+else
+  notok "progress without --progress on a file"; show
+fi
+
+# ---- the page documents every option of the usage text ----
+usage=$(sed -n '/^static const char usage/,/;$/p' "$top_srcdir/src/tools/cpucycles-compare.c" |
+  grep -o -- '--[a-z-]*' | sort -u | tr '\n' ' ')
+documented=$(sed -n '/^\.SH OPTIONS/,/^\.SH/p' "$top_builddir/doc/cpucycles-compare.1" | grep '^\.B' |
+  grep -o -- '\\-\\-[a-z\\-]*' | sed 's/\\//g' | sort -u | tr '\n' ' ')
+if [ -n "$usage" ] && [ "$usage" = "$documented" ]; then
+  ok "cpucycles-compare(1) documents exactly its options: $usage"
+else
+  notok "cpucycles-compare(1)'s OPTIONS and its usage differ"
+  echo "# usage:      $usage"; echo "# documented: $documented"
+fi
