@@ -220,7 +220,18 @@ CPUCYCLES_API const char *cpucycles_bench_flag_name(unsigned int flag);
  * a +1% change at 2000 cycles still lies thousands of standard errors
  * out (20 cycles, standard error 0.01, in 0.25 s on an x86-64 VM).
  * Nothing comes from malloc() (its working memory is mapped, as
- * cpucycles_bench()'s); not for signal handlers; thread-safe. */
+ * cpucycles_bench()'s); not for signal handlers; thread-safe.
+ *
+ * What the interval covers: this process only, the code where it lies
+ * now.  Where a function is placed (the addresses ASLR chose, the
+ * physical pages, the stack's offset: how predictors and caches alias)
+ * moves it by about 0.1% from one process to the next, far beyond this
+ * interval's width, so a byte-identical copy of A loaded at another
+ * address is called different about half of the time.  The verdict
+ * answers "is b faster than a here, in this process"; to compare two
+ * builds, or to claim that a code change is faster, use
+ * cpucycles-compare(1), whose interval comes from several processes that
+ * differ in layout and so covers placement. */
 
 struct cpucycles_compare_options {
   long long pairs;  /* 0: as many as fit in seconds (at least 200);

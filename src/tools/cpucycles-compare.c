@@ -856,8 +856,10 @@ int main(int argc, char **argv)
   runs = calloc((size_t)o.executions, sizeof *runs);
   if (!runs) return bad("out of memory", 0, "the executions' results");
   for (e = 0; e < o.executions; e++)
-    if (!(runs[e].m = calloc((size_t)o.nsymbols, sizeof *runs[e].m)))
-      return bad("out of memory", 0, "the executions' results");
+    if (!(runs[e].m = calloc((size_t)o.nsymbols, sizeof *runs[e].m))) {
+      status = bad("out of memory", 0, "the executions' results");
+      goto out;
+    }
 
   self = self_path(argv[0]);
   rng_state = (unsigned long long)time(0) * 0x9e3779b97f4a7c15ULL ^ (unsigned long long)getpid() << 20;
@@ -870,7 +872,8 @@ int main(int argc, char **argv)
   for (e = 0; e < o.executions; e++) {
     if (run_execution(&o, self, e, &runs[e], o.seconds) != 0) {
       if (show_progress && tty) fputs("\r\033[K", stderr);
-      return 2;
+      status = 2;
+      goto out;
     }
     if (show_progress)
       fprintf(stderr, PROGRAM ": execution %ld of %ld done, %.1f s%s", e + 1, o.executions,
@@ -880,7 +883,10 @@ int main(int argc, char **argv)
 
   {
     double *scratch = calloc((size_t)o.executions, sizeof *scratch);
-    if (!scratch) return bad("out of memory", 0, "the statistics");
+    if (!scratch) {
+      status = bad("out of memory", 0, "the statistics");
+      goto out;
+    }
     for (s = 0; s < o.nsymbols; s++) {
       combine(&o, runs, s, &rows[s], scratch);
       if (rows[s].beyond) status = 1;
@@ -889,5 +895,9 @@ int main(int argc, char **argv)
   }
   if (o.json) print_json(&o, rows, runs, status);
   else print_text(&o, rows);
-  return finish(status);
+  status = finish(status);
+out:
+  for (e = 0; e < o.executions; e++) free(runs[e].m);
+  free(runs);
+  return status;
 }
