@@ -23,6 +23,10 @@
  *   - exec: ASLR maps both objects, the harness and the stack anew;
  *   - a fresh copy of each file (a memfd), so new physical pages back the
  *     code (the page cache would give every execution the same ones);
+ *   - each function entered through a jump at a random address (the
+ *     branch predictors see the harness's call go elsewhere: a build with
+ *     300 bytes of padding before its code measured 0.01% faster in every
+ *     execution without this, and within the spread with it);
  *   - the environment padded by a variable of random length, and a
  *     random amount of stack taken before measuring (stack alignment,
  *     4 KiB aliasing between the stack and the code's data);
@@ -212,7 +216,68 @@ static void *load(const char *label, const char *path, int copy)
 
 static volatile char *stack_taken; /* keeps the stack padding in place */
 
-static int run_symbols(int nsymbols, char **symbols, void (**fns)(void *), double seconds)
+/* Entry points at a random place: each function is called through a
+ * trampoline of its own (an absolute jump) at a random byte offset within
+ * a fresh page, so the address the harness's one call site jumps to, and
+ * so how the indirect-branch predictor tells the two apart, changes from
+ * one execution to the next, as it would when other code moves.  Only
+ * where the jump is written here (x86-64, arm64); elsewhere, and when no
+ * page can be made executable, the functions are called directly. */
+#if defined(__x86_64__)
+#define TRAMPOLINE_SIZE 12
+static void trampoline_write(unsigned char *at, void *target)
+{
+  at[0] = 0x48, at[1] = 0xb8; /* movabs $target, %rax */
+  memcpy(at + 2, &target, 8);
+  at[10] = 0xff, at[11] = 0xe0; /* jmp *%rax */
+}
+#define TRAMPOLINE_ALIGN 1
+#elif defined(__aarch64__)
+#define TRAMPOLINE_SIZE 16
+static void trampoline_write(unsigned char *at, void *target)
+{
+  static const unsigned int code[2] = {0x58000050u, 0xd61f0200u}; /* ldr x16, 8; br x16 */
+  memcpy(at, code, 8);
+  memcpy(at + 8, &target, 8);
+}
+#define TRAMPOLINE_ALIGN 8
+#endif
+
+static void trampolines(void (**fns)(void *), void (**saved)(void *), int n, unsigned long long seed)
+{
+#if defined(TRAMPOLINE_SIZE)
+  long page = sysconf(_SC_PAGESIZE);
+  unsigned char *code;
+  unsigned long slots, slot;
+  int i;
+  if (page <= 0 || (unsigned long)n * TRAMPOLINE_SIZE * 2 > (unsigned long)page) return;
+  code = mmap(0, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (code == MAP_FAILED) return;
+  /* n disjoint slots of TRAMPOLINE_SIZE at random places: the page cut in
+   * n parts, each trampoline at a random offset within its part */
+  slots = (unsigned long)page / (unsigned long)n;
+  for (i = 0; i < n; i++) {
+    seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+    slot = (unsigned long)(seed % (slots - TRAMPOLINE_SIZE)) / TRAMPOLINE_ALIGN * TRAMPOLINE_ALIGN;
+    {
+      void *target, *entry = code + (unsigned long)i * slots + slot;
+      memcpy(&target, &fns[i], sizeof target);
+      trampoline_write(code + (unsigned long)i * slots + slot, target);
+      memcpy(&fns[i], &entry, sizeof entry);
+    }
+  }
+  __builtin___clear_cache((char *)code, (char *)code + page);
+  if (mprotect(code, (size_t)page, PROT_READ | PROT_EXEC) != 0) { /* W^X: called directly */
+    memcpy(fns, saved, (size_t)n * sizeof *fns);
+    munmap(code, (size_t)page);
+  }
+#else
+  (void)fns, (void)saved, (void)n, (void)seed;
+#endif
+}
+
+static int run_symbols(int nsymbols, char **symbols, void (**fns)(void *), void (**entries)(void *),
+                       double seconds)
 {
   struct cpucycles_compare_options co;
   struct cpucycles_compare_result r;
@@ -228,7 +293,7 @@ static int run_symbols(int nsymbols, char **symbols, void (**fns)(void *), doubl
     fns[2 * i + 1](0);
     say("step measure %s", symbols[i]);
     for (tries = 0; tries < EAGAIN_TRIES; tries++) {
-      rc = cpucycles_bench_compare(fns[2 * i], 0, fns[2 * i + 1], 0, &co, &r);
+      rc = cpucycles_bench_compare(entries[2 * i], 0, entries[2 * i + 1], 0, &co, &r);
       if (rc == 0 || errno != EAGAIN) break;
     }
     if (rc != 0) {
@@ -247,8 +312,9 @@ static int run_symbols(int nsymbols, char **symbols, void (**fns)(void *), doubl
 static int execution(int argc, char **argv)
 {
   void *h[2];
-  void (*fns[2 * MAX_SYMBOLS])(void *);
+  void (*fns[2 * MAX_SYMBOLS])(void *), (*entries[2 * MAX_SYMBOLS])(void *);
   const char *paths[2], *end;
+  struct timespec t;
   int i, k, first, copy, nsymbols = argc - 9;
   long stack;
   double seconds;
@@ -283,7 +349,11 @@ static int execution(int argc, char **argv)
     char taken[STACK_MAX];
     taken[stack] = 1;
     stack_taken = taken + stack;
-    return run_symbols(nsymbols, argv + 9, fns, seconds) == 0 ? 0 : 2;
+    memcpy(entries, fns, sizeof entries);
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    trampolines(entries, fns, 2 * nsymbols,
+                ((unsigned long long)t.tv_nsec * 0x9e3779b97f4a7c15ULL ^ (unsigned long long)getpid()) | 1);
+    return run_symbols(nsymbols, argv + 9, fns, entries, seconds) == 0 ? 0 : 2;
   }
 }
 
@@ -592,8 +662,8 @@ static const char *verdict_word(int verdict)
 
 /* ---- output ---- */
 
-#define COVERS "placement: each execution a fresh process (ASLR), with its own copy of each file, environment size and stack offset"
-#define COVERS_NO_COPY "placement: each execution a fresh process (ASLR), with its own environment size and stack offset"
+#define COVERS "placement: each execution a fresh process (ASLR), with its own copy of each file, entry addresses, environment size and stack offset"
+#define COVERS_NO_COPY "placement: each execution a fresh process (ASLR), with its own entry addresses, environment size and stack offset"
 
 static void json_string(const char *s)
 {
