@@ -186,26 +186,27 @@ fail:
 }
 
 /* Loads one build in a namespace of its own, or ends the execution with
- * a message. */
-static void *load(const char *label, const char *path, int copy)
+ * a message; *fd is its copy's descriptor (or -1), to be closed once both
+ * are loaded: a descriptor closed at once would give the other build's
+ * copy the same /proc/self/fd name, and where there are no namespaces
+ * dlopen() would take that name for the build already loaded. */
+static void *load(const char *label, const char *path, int copy, int *fd_out)
 {
   char name[64];
   void *h;
   const char *why;
   int fd = copy ? fresh_copy(path, name, sizeof name) : -1;
+  *fd_out = fd;
   say("step load %s", label);
   dlerror();
 #if defined(LM_ID_NEWLM)
   h = dlmopen(LM_ID_NEWLM, fd >= 0 ? name : path, RTLD_NOW | RTLD_LOCAL);
 #else
-  /* no namespaces (not glibc): each build local to its own handle; two
-   * versions of one soname that export the same helpers may then bind
-   * to each other's (cpucycles-compare(1), NOTES) */
+  /* no namespaces (not glibc): each build local to its own handle; but
+   * a dependency both builds name by one soname (their own versions of a
+   * library) is loaded once, the first build's (cpucycles-compare(1)) */
   h = dlopen(fd >= 0 ? name : path, RTLD_NOW | RTLD_LOCAL);
 #endif
-  /* The mapping holds the copy: the descriptor may go.  Each copy's name
-   * may then come back for the other build: namespaces keep them apart. */
-  if (fd >= 0) close(fd);
   if (!h) {
     why = dlerror();
     say("error %s %s: cannot load it: %s", label, path, why ? why : "(no reason given)");
@@ -315,7 +316,7 @@ static int execution(int argc, char **argv)
   void (*fns[2 * MAX_SYMBOLS])(void *), (*entries[2 * MAX_SYMBOLS])(void *);
   const char *paths[2], *end;
   struct timespec t;
-  int i, k, first, copy, nsymbols = argc - 9;
+  int i, k, first, copy, nsymbols = argc - 9, fds[2];
   long stack;
   double seconds;
   if (argc < 10 || nsymbols > MAX_SYMBOLS) return 2;
@@ -330,8 +331,11 @@ static int execution(int argc, char **argv)
   if (dup2(2, 1) < 0) return 2;
   for (k = 0; k < 2; k++) {
     int j = k ^ first;
-    h[j] = load(j ? "NEW" : "OLD", paths[j], copy);
+    h[j] = load(j ? "NEW" : "OLD", paths[j], copy, &fds[j]);
   }
+  /* the mappings hold the copies */
+  for (k = 0; k < 2; k++)
+    if (fds[k] >= 0) close(fds[k]);
   for (i = 0; i < nsymbols; i++)
     for (k = 0; k < 2; k++) {
       void *p;
