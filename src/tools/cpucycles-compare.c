@@ -349,8 +349,10 @@ static int execution(int argc, char **argv)
       memcpy(&fns[2 * i + k], &p, sizeof p);
     }
   {
-    /* this execution's stack offset, below everything measured */
-    char taken[STACK_MAX];
+    /* this execution's stack offset: a variable-length array of stack
+     * bytes, so that every frame of the measurement lies that much lower
+     * (a fixed-size array would move nothing) */
+    char taken[stack + 1];
     taken[stack] = 1;
     stack_taken = taken + stack;
     memcpy(entries, fns, sizeof entries);
