@@ -18,9 +18,9 @@
  * gets the event counting every mode (linux-perf.h).  The driver also
  * takes RDCYCLE from every thread of the process when any event is
  * unmapped, so an exiting thread's page stays mapped (keep_mapped:
- * linux-perf.h's cpucycles_perf_thread_exit); cpucycles-open sets
- * perf_user_access to 2 on riscv, which lets any process read the cycle
- * CSR (riscv64-rdcycle, inlined, without events). */
+ * linux-perf.h's cpucycles_perf_thread_exit).  (perf_user_access 2, the
+ * legacy setting, opens RDCYCLE to every process, but on Debian's 7.2
+ * kernel under qemu the cycle CSR then does not count without an event.) */
 #ifndef CPUCYCLES_RISCV64_PERFRDCYCLE_H
 #define CPUCYCLES_RISCV64_PERFRDCYCLE_H
 #include "riscv64-rdcycle.h" /* the read of the cycle CSR */
