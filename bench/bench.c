@@ -69,14 +69,15 @@ static void print_spread(const char *what, double *v, int n, const char *unit)
   printf("%-34s %9.3f %9.3f %9.3f  %s\n", what, v[0], v[n / 2], v[n - 1], unit);
 }
 
-/* The first call in a fresh process: this program again, with argv[1]. */
-static double child_us(const char *self, const char *mode)
+/* This program again, in a fresh process, with mode as argv[1]: the
+ * first line it prints into out (size bytes), or "" when it printed none. */
+static void child_output(const char *self, const char *mode, char *out, size_t size)
 {
   int fds[2], status;
-  char out[64] = {0};
-  ssize_t got;
+  ssize_t got = -1;
   pid_t pid;
-  if (pipe(fds) != 0) return -1;
+  memset(out, 0, size);
+  if (pipe(fds) != 0) return;
   pid = fork();
   if (pid == 0) {
     dup2(fds[1], 1);
@@ -84,10 +85,18 @@ static double child_us(const char *self, const char *mode)
     _exit(127);
   }
   close(fds[1]);
-  got = read(fds[0], out, sizeof out - 1);
+  if (pid > 0) got = read(fds[0], out, size - 1);
   close(fds[0]);
-  waitpid(pid, &status, 0);
-  return got > 0 ? atof(out) : -1;
+  if (pid > 0) waitpid(pid, &status, 0);
+  if (got < 0) out[0] = 0;
+}
+
+/* The first call in a fresh process: microseconds, or -1. */
+static double child_us(const char *self, const char *mode)
+{
+  char out[64];
+  child_output(self, mode, out, sizeof out);
+  return out[0] ? atof(out) : -1;
 }
 
 /* An empty function measured with cpucycles_bench()'s defaults (calls
@@ -105,22 +114,9 @@ static int empty_child(void)
  * or -1. */
 static int child_pair(const char *self, const char *mode, double *x, unsigned int *flags)
 {
-  int fds[2], status;
-  char out[64] = {0};
-  ssize_t got;
-  pid_t pid;
-  if (pipe(fds) != 0) return -1;
-  pid = fork();
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    execl(self, self, mode, (char *)0);
-    _exit(127);
-  }
-  close(fds[1]);
-  got = read(fds[0], out, sizeof out - 1);
-  close(fds[0]);
-  waitpid(pid, &status, 0);
-  return got > 0 && sscanf(out, "%lf %u", x, flags) == 2 ? 0 : -1;
+  char out[64];
+  child_output(self, mode, out, sizeof out);
+  return sscanf(out, "%lf %u", x, flags) == 2 ? 0 : -1;
 }
 
 static int first_call_child(const char *mode)

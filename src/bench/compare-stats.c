@@ -62,27 +62,13 @@ void cpucycles_compare_add(struct cpucycles_compare_acc *acc, long long a, long 
   if (++acc->n == COMPARE_BLOCK) close_block(acc);
 }
 
-/* Student's t, two-sided 99%, for df degrees of freedom: the table to 30,
- * then the Cornish-Fisher expansion (within 0.001 from there on). */
-static double t99(long long df)
-{
-  static const double table[30] = {63.657, 9.925, 5.841, 4.604, 4.032, 3.707, 3.499, 3.355,
-                                   3.250,  3.169, 3.106, 3.055, 3.012, 2.977, 2.947, 2.921,
-                                   2.898,  2.878, 2.861, 2.845, 2.831, 2.819, 2.807, 2.797,
-                                   2.787,  2.779, 2.771, 2.763, 2.756, 2.750};
-  const double z = CPUCYCLES_Z99, z3 = z * z * z, z5 = z3 * z * z;
-  double n = (double)df;
-  if (df <= 30) return table[df - 1];
-  return z + (z3 + z) / (4 * n) + (5 * z5 + 16 * z3 + 3 * z) / (96 * n * n);
-}
-
 int cpucycles_compare_finish(const struct cpucycles_compare_acc *acc, long long calls,
                              long long precision, struct cpucycles_compare_result *r)
 {
   double a = acc->mean_a, d = acc->mean_d, error, half, k = (double)calls;
   if (acc->blocks < 2 || calls < 1) return -1;
   error = cpucycles_sqrt(acc->m2_d / (double)(acc->blocks - 1) / (double)acc->blocks);
-  half = t99(acc->blocks - 1) * error;
+  half = cpucycles_t99(acc->blocks - 1) * error;
   r->pairs = acc->blocks * COMPARE_BLOCK;
   r->blocks = acc->blocks;
   r->a = a / k;

@@ -573,20 +573,6 @@ static int run_execution(const struct options *o, char *self, long index, struct
 
 /* ---- combining the executions ---- */
 
-/* Student's t, two-sided 99%, for df degrees of freedom: the table to 30,
- * then the Cornish-Fisher expansion (the harness's, compare-stats.c). */
-static double t99(long df)
-{
-  static const double table[30] = {63.657, 9.925, 5.841, 4.604, 4.032, 3.707, 3.499, 3.355,
-                                   3.250,  3.169, 3.106, 3.055, 3.012, 2.977, 2.947, 2.921,
-                                   2.898,  2.878, 2.861, 2.845, 2.831, 2.819, 2.807, 2.797,
-                                   2.787,  2.779, 2.771, 2.763, 2.756, 2.750};
-  const double z = CPUCYCLES_Z99, z3 = z * z * z, z5 = z3 * z * z;
-  double n = (double)df;
-  if (df <= 30) return table[df - 1];
-  return z + (z3 + z) / (4 * n) + (5 * z5 + 16 * z3 + 3 * z) / (96 * n * n);
-}
-
 struct row {
   const char *symbol;
   double ratio, low, high; /* NEW/OLD and its 99% interval; NaN without a ratio */
@@ -617,7 +603,7 @@ static void moments(const double *x, long n, double *mean, double *variance)
 static void combine(const struct options *o, struct outcome *runs, int s, struct row *r, double *x)
 {
   long e, n = o->executions;
-  double mean, variance, half, within = 0, t = t99(n - 1), tol = o->tolerance / 100;
+  double mean, variance, half, within = 0, t = cpucycles_t99(n - 1), tol = o->tolerance / 100;
   int ratios = 1;
   r->symbol = o->symbols[s];
   r->old_cycles = r->new_cycles = 0;
