@@ -68,7 +68,9 @@ else
 fi
 # cpucycles-info(1) against the program's output: its DESCRIPTION names
 # every line of the report (each line's first words, up to two, before its
-# value: "cpucycles unit", "cpucycles persecond source"), and its JSON
+# value: "cpucycles unit", "cpucycles persecond source"; a counter's name,
+# which always has a '-', is a value: "cpucycles implementation
+# default-monotonic" is the line "cpucycles implementation"), and its JSON
 # OUTPUT lists --json's members, in their order.
 info="$builddir/libtool --mode=execute ${CPUCYCLES_PROBE_RUNNER:-} $builddir/cpucycles-info"
 description=$(sed -n '/^\.SH DESCRIPTION/,/^\.SH OPTIONS/p' "$builddir/doc/cpucycles-info.1")
@@ -76,7 +78,7 @@ keys=$($info 2>/dev/null | awk '/^cpucycles / {
     key = "cpucycles"; n = 0
     for (i = 2; i <= NF && n < 2; i++) {
       w = $i; ended = sub(/[:(].*$/, "", w)
-      if (w !~ /^[a-z-]+$/) break
+      if (w !~ /^[a-z]+$/) break
       key = key " " w; n++
       if (ended) break
     }

@@ -79,6 +79,7 @@ CPUCYCLES_COLD static void x86_fingerprint(char *buf, size_t len)
  *   s390x          processor 0 (version, identification, machine type),
  *                  features, facilities
  *   mips           cpu model, isa
+ *   sparc          cpu, type (qemu-user's emulated cpuinfo has only type)
  * Long lists (isa, features, facilities) are written as a hash: they tell
  * processors apart, and would fill the fingerprint.  What changes while a
  * machine runs (clock, BogoMIPS, cpu MHz) is left out. */
@@ -95,7 +96,7 @@ static const struct {
     {"revision", "revision", 0},           {"timebase", "timebase", 0},
     {"isa", "isa", 1},                     {"Features", "features", 1},
     {"features", "features", 1},           {"facilities", "facilities", 1},
-    {"machine", "machine", 0},
+    {"machine", "machine", 0},             {"type", "type", 0},
 };
 #define CPUCYCLES_CPUINFO_VALUE_MAX 64 /* s390x's processor 0 line, whole */
 
