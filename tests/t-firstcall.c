@@ -247,6 +247,15 @@ static int clone_vm_during_first_call(void)
   return here > 0 && clone_count > 0 ? 0 : 1;
 }
 
+/* 0 when the counter a first call chooses here counts through a perf
+ * event of each thread's own (one with state to release), else 1: made in
+ * a child, so that this process's first call is still to come. */
+static int chooses_per_thread_counter(void)
+{
+  int i = cpucycles_table_find(cpucycles_implementation());
+  return i >= 0 && cpucycles_table[i].release != 0 ? 0 : 1;
+}
+
 /* fork() after the decision: the child goes on with the parent's counter. */
 static long long parent_count;
 static const char *parent_implementation;
@@ -301,6 +310,17 @@ int main(void)
   tap_skip("a clone(CLONE_VM) child's first call during its parent's",
            "a sanitizer's runtime does not follow a child that shares its memory");
 #else
+  /* A child that shares its parent's thread-local storage shares its
+   * parent's per-thread perf event too, which is not the child's: the
+   * kernel lets a thread read the PMU only while its own event runs
+   * (arm64-perfpmc: 7 of 100 rounds failed on Debian's arm64 kernel;
+   * riscv64-perfrdcycle: SIGILL). cpucycles(3) says such a child may make
+   * the first call, not count with such a counter. */
+  if (in_child(chooses_per_thread_counter)) {
+    tap_skip("a clone(CLONE_VM) child's first call during its parent's",
+             "the counter chosen here counts through a perf event of each thread's own, which a "
+             "child sharing its parent's thread-local storage cannot have");
+  } else {
   for (i = failures = 0; i < CLONE_VM_ROUNDS; i++) {
     int status;
     clone_round = i;
@@ -315,6 +335,7 @@ int main(void)
     tap_ok(failures == 0, "a clone(CLONE_VM) child (sharing thread-local storage) and its parent "
            "making their first calls at once both get a count, not 0: %d of %d runs failed",
            failures, i);
+  }
 #endif
 
   parent_count = cpucycles();
