@@ -129,7 +129,10 @@ echo $order >"$root/modules/order"
 # The target's C library, where its programs look for it: /lib, and
 # /lib64 and /lib/TRIPLET as the same directory.
 # (mips64el's cross toolchain has its loader in /usr/TRIPLET/lib64)
-for f in "$loader" libc.so.6 libm.so.6 libpthread.so.0 libdl.so.2 librt.so.1 libgcc_s.so.1; do
+# (libstdc++: examples/cpp-lambda, which make check runs where a C++
+# compiler is found)
+for f in "$loader" libc.so.6 libm.so.6 libpthread.so.0 libdl.so.2 librt.so.1 libgcc_s.so.1 \
+         libstdc++.so.6; do
   for d in "$libdir" "${libdir}64"; do
     [ -e "$d/$f" ] && cp -L "$d/$f" "$root/lib/$f" && break
   done
