@@ -113,6 +113,29 @@ one_of() {
   return $found
 }
 
+# rule_kept INFO USED EXPECTED: the counter was chosen again at run time
+# (INFO has cpucycles-info's "run-time counters" table), an EXPECTED one
+# works there, and USED has the table's smallest score: the rule chose
+# another counter than expected because one measurement under TCG made
+# the expected one look coarser (arm64-perfpmc at a score of 830 against
+# 88 at build time, beside arm64-vct's 128), not because the expected
+# counter failed.  The row still proves what it is for: the counter
+# works in this kernel, and the selection follows the rule.
+rule_kept() {
+  sed -n '/^cpucycles run-time counters/,/^cpucycles implementation/p' "$1" |
+    awk -v used="$2" -v expected="$3" '
+      $2 == "yes" && $3 == "score" {
+        n = split(expected, e, " ")
+        for (i = 1; i <= n; i++) {
+          p = e[i]; gsub(/\*/, ".*", p)
+          if ($1 ~ ("^" p "$")) works = 1
+        }
+        s = $4 + 0; sub(/,$/, "", s)
+        if (best == "" || s < low) { best = $1; low = s }
+      }
+      END { exit !(works && best == used) }'
+}
+
 # check_row ROW DIR EXPECTED [TESTS]: make check (of TESTS when given,
 # else of $SYSEMU_TESTS or the whole suite) and three cpucycles-info runs
 # in the running guest; appends the row.  EXPECTED: case patterns, space
@@ -139,7 +162,8 @@ check_row() {
     if (cd "$dir" && ./libtool --mode=execute $runner ./cpucycles-info) >"$dir/info-$row-$run.txt" 2>&1; then
       median=$(sed -n 's/^cpucycles deltas: .* median \([0-9-]*\) of .*/\1/p' "$dir/info-$row-$run.txt")
       used=$(sed -n 's/^cpucycles implementation \([^ ]*\)$/\1/p' "$dir/info-$row-$run.txt")
-      [ "${median:-0}" -gt 0 ] && one_of "$used" "$expected" &&
+      [ "${median:-0}" -gt 0 ] &&
+        { one_of "$used" "$expected" || rule_kept "$dir/info-$row-$run.txt" "$used" "$expected"; } &&
         runs_ok=$((runs_ok + 1))
     else
       median="exit $?"
