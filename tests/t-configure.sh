@@ -154,9 +154,13 @@ elif ! (cd "$tree" && ${MAKE:-make} --version 2>/dev/null | grep -q 'GNU Make');
   ok "a changed probe, measure.c or counter header re-runs configure # SKIP not GNU make (no -W)"
 else
   stale=
-  (cd "$tree" && ${MAKE:-make} -n config.status 2>&1) | grep -q -- '--recheck' && stale="unchanged tree"
+  # (without the flags of the make running this test: under `make -s
+  # check`, -n prints nothing)
+  (cd "$tree" && MAKEFLAGS= MFLAGS= ${MAKE:-make} -n config.status 2>&1) | grep -q -- '--recheck' &&
+    stale="unchanged tree"
   for f in probes/probe.c src/core/measure.c include/cpucycles/amd64-tsc.h include/cpucycles/counter.h; do
-    (cd "$tree" && ${MAKE:-make} -n -W "$f" config.status 2>&1) | grep -q -- '--recheck' || stale="$stale $f"
+    (cd "$tree" && MAKEFLAGS= MFLAGS= ${MAKE:-make} -n -W "$f" config.status 2>&1) | grep -q -- '--recheck' ||
+      stale="$stale $f"
   done
   if [ -z "$stale" ]; then
     ok "a changed probe, measure.c or counter header re-runs configure; nothing else does"
