@@ -10,7 +10,11 @@
 # threefold work shows); --tolerance (exit 1 only beyond it); OLD against
 # itself never an error, and exit 0 under a tolerance no noise reaches;
 # --symbol twice gives two rows; --json strict JSON with its fields;
-# --progress.  Only what noise cannot change is asserted (tests/README.md):
+# --progress; on x86-64, each execution's copies moved to offsets within
+# their pages that vary, are multiples of the step, and keep every address
+# right (tests/compare-moved.c aborts if one is wrong), an object with a
+# page-aligned section loaded unmoved with the reason in the output, and
+# --no-copy said there too (elsewhere: nothing moved, and said).  Only what noise cannot change is asserted (tests/README.md):
 # 3 times the work, interleaved in every execution, and tolerances of 50%.
 # The shared objects are tests/compare-fixture.c, compiled here with $CC.
 set -u
@@ -24,10 +28,10 @@ quick="--executions 3 --seconds 0.05"
 # each run bounded, whatever the tool does: a hang is a failure, not a stuck suite
 if command -v timeout >/dev/null 2>&1; then bounded="timeout 120"; else bounded=; fi
 
-echo "1..33"
+echo "1..37"
 if [ -n "${CPUCYCLES_PROBE_RUNNER:-}" ]; then
   # the tool execs itself, which a user-mode emulator's guest may not do
-  i=0; while [ $i -lt 33 ]; do skip "cpucycles-compare" "run through a probe runner"; i=$((i + 1)); done
+  i=0; while [ $i -lt 37 ]; do skip "cpucycles-compare" "run through a probe runner"; i=$((i + 1)); done
   exit 0
 fi
 
@@ -42,9 +46,12 @@ if ! { fixture one.so libsame.so.1 -DWORK=1000 -DMARKER=v1 &&
        fixture half.so libhalf.so.1 -DWORK=1500 &&
        fixture crash.so libcrash.so.1 -DCRASH &&
        fixture hang.so libhang.so.1 -DHANG &&
+       ${CC:-cc} -O2 -shared -fPIC -o "$dir/moved.so" "$top_srcdir/tests/compare-moved.c" >"$dir/cc.log" 2>&1 &&
+       ${CC:-cc} -O2 -shared -fPIC -DPAGE_ALIGNED -o "$dir/paged.so" "$top_srcdir/tests/compare-moved.c" \
+         >"$dir/cc.log" 2>&1 &&
        ${CC:-cc} -c -fPIC -o "$dir/object.o" "$top_srcdir/tests/compare-fixture.c"; }; then
   sed 's/^/# /' "$dir/cc.log"
-  i=0; while [ $i -lt 33 ]; do skip "cpucycles-compare" "$CC builds no shared object here"; i=$((i + 1)); done
+  i=0; while [ $i -lt 37 ]; do skip "cpucycles-compare" "$CC builds no shared object here"; i=$((i + 1)); done
   exit 0
 fi
 echo 'not a shared object' >"$dir/text.so"
@@ -118,7 +125,7 @@ fi
 # ---- verdicts no noise can change: 3 times the work, interleaved ----
 row() { grep "^$1 " "$out"; }
 run $quick "$dir/one.so" "$dir/three.so"
-if [ $status -eq 1 ] && row benchmark | grep -q ' slower$' && grep -q 'cover placement' "$out"; then
+if [ $status -eq 1 ] && row benchmark | grep -q ' slower$' && grep -q 'cover the noise within each execution and placement' "$out"; then
   ok "NEW at 3 times the work: slower, exit 1: $(row benchmark | tr -s ' ')"
 else
   notok "NEW at 3 times the work: exit $status, want slower and 1"; show
@@ -215,6 +222,73 @@ if ! grep -q 'execution .* done' "$err" && ! grep -q 'execution .* done' "$out";
   ok "no --progress, stderr not a terminal: no progress"
 else
   notok "progress without --progress on a file"; show
+fi
+
+# ---- code moved within its pages (x86-64) ----
+if printf '#ifndef __x86_64__\n#error\n#endif\n' | ${CC:-cc} -E - >/dev/null 2>&1; then x86_64=1; else x86_64=0; fi
+# (exit 0 or 1: which one, for two builds of one code, is noise's; 2, an
+# error, is what a wrong address gives: the execution dies of SIGABRT)
+moved_json() { # python3 assertions on the JSON in $out, with d the document
+  python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1]).read(), parse_constant=lambda c: 1 / 0)
+exec(sys.argv[2])
+' "$out" "$1" 2>"$dir/py"
+}
+if ! command -v python3 >/dev/null 2>&1; then
+  skip "moved copies" "no python3"; skip "a page-aligned section" "no python3"; skip "--no-copy" "no python3"
+elif [ $x86_64 = 1 ]; then
+  run --json --executions 6 --seconds 0.02 "$dir/moved.so" "$dir/moved.so"
+  if [ $status -le 1 ] && moved_json '
+for who in ("old", "new"):
+    step, offsets = d[who + "_code_step"], d[who + "_code_offsets"]
+    assert step == 32, (who, step)  # the 32-byte-aligned table sets it
+    assert len(offsets) == 6 and all(isinstance(o, int) and 0 <= o < 4096 and o % step == 0 for o in offsets), offsets
+    assert len(set(offsets)) > 1, offsets  # 6 draws of 128 offsets
+assert d["interval_covers"].endswith(", and the code\x27s offset within its pages"), d["interval_covers"]
+'; then
+    ok "moved copies: every address still right in 6 executions, OLD at $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["old_code_offsets"])' "$out")"
+  else
+    notok "moved copies: exit $status"; sed 's/^/# /' "$dir/py"; show
+  fi
+  run --json --executions 2 --seconds 0.02 "$dir/paged.so" "$dir/moved.so"
+  if [ $status -le 1 ] && moved_json '
+assert d["old_code_offsets"] == [None, None] and d["old_code_step"] == 0, d
+assert all(isinstance(o, int) for o in d["new_code_offsets"]), d
+assert d["interval_covers"].endswith("; not the code\x27s offset within its pages (OLD: a section is aligned to a page or more)"), d["interval_covers"]
+'; then
+    ok "a page-aligned section: OLD loaded unmoved, and the interval says so"
+  else
+    notok "a page-aligned section: exit $status"; sed 's/^/# /' "$dir/py"; show
+  fi
+  run --json --no-copy --executions 2 --seconds 0.02 "$dir/moved.so" "$dir/moved.so"
+  if [ $status -le 1 ] && moved_json '
+assert d["old_code_offsets"] == [None, None] and d["new_code_offsets"] == [None, None], d
+assert d["interval_covers"].endswith("; not the code\x27s offset within its pages (--no-copy)"), d["interval_covers"]
+'; then
+    ok "--no-copy: nothing moved, and the interval says so"
+  else
+    notok "--no-copy: exit $status"; sed 's/^/# /' "$dir/py"; show
+  fi
+else
+  run --json --executions 2 --seconds 0.02 "$dir/moved.so" "$dir/moved.so"
+  if [ $status -le 1 ] && moved_json '
+assert d["old_code_offsets"] == [None, None] and d["old_code_step"] == 0, d
+assert "; not the code\x27s offset within its pages (OLD: not on x86-64" in d["interval_covers"], d
+'; then
+    ok "not x86-64: nothing moved, and the interval says so"
+  else
+    notok "not x86-64: exit $status"; sed 's/^/# /' "$dir/py"; show
+  fi
+  skip "a page-aligned section" "code is moved on x86-64 only"
+  skip "--no-copy and moved code" "code is moved on x86-64 only"
+fi
+run --executions 2 --seconds 0.02 "$dir/moved.so" "$dir/moved.so"
+if [ $x86_64 = 1 ]; then want="and the code's offset within its pages"; else want="; not the code's offset within its pages"; fi
+if [ $status -le 1 ] && grep -q "^the 99% intervals cover the noise within each execution and placement: .*$want" "$out"; then
+  ok "the text says what the intervals cover: ...$want"
+else
+  notok "the text's coverage line: exit $status, want '$want'"; show
 fi
 
 # ---- the page documents every option of the usage text ----

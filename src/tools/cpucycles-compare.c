@@ -22,7 +22,10 @@
  * program exec'ed again in an internal mode) that differs in layout:
  *   - exec: ASLR maps both objects, the harness and the stack anew;
  *   - a fresh copy of each file (a memfd), so new physical pages back the
- *     code (the page cache would give every execution the same ones);
+ *     code (the page cache would give every execution the same ones),
+ *     and on x86-64 the copy's code moved to a random offset within its
+ *     pages (elf-shift.h: which cache lines and fetch blocks a hot loop
+ *     spans changes from one execution to the next);
  *   - each function entered through a jump at a random address (the
  *     branch predictors see the harness's call go elsewhere: a build with
  *     300 bytes of padding before its code measured 0.01% faster in every
@@ -31,10 +34,10 @@
  *     random amount of stack taken before measuring (stack alignment,
  *     4 KiB aliasing between the stack and the code's data);
  *   - the order in which the two objects are loaded alternates.
- * What no execution can vary is where the linker put the code within its
- * pages (a build's offsets are the build's): a change that moves a hot
- * loop across a cache-line or fetch-block boundary is measured as what it
- * is.  Each execution gives a log-ratio; their mean is the estimate, their
+ * Where the code cannot be moved (other architectures, --no-copy, an
+ * object elf-shift.c refuses), its offsets within its pages are the
+ * build's, and the output says so: a change that moves a hot loop across
+ * a cache-line boundary is then measured as what it is.  Each execution gives a log-ratio; their mean is the estimate, their
  * spread (which holds the noise within an execution too) its standard
  * error, and Student's t at E - 1 degrees of freedom the 99% interval.
  *
@@ -42,6 +45,7 @@
  * crashes or hangs kills only its execution, and the report says which
  * build, which symbol, and which signal or how long. */
 #include "cpucycles-bench.h"
+#include "elf-shift.h"
 #include "format.h"
 #include "readfile.h"
 #include "stats.h"
@@ -152,35 +156,93 @@ static void say(const char *format, ...)
   }
 }
 
-/* A fresh copy of path in a memfd (new physical pages for the code), its
- * /proc/self/fd name in name; -1 when there is no memfd (then the file
- * itself is loaded). */
-static int fresh_copy(const char *path, char *name, size_t size)
+/* The whole of a file (at most MAX_FILE bytes), malloc'ed; 0 on failure. */
+#define MAX_FILE (256UL << 20)
+static unsigned char *read_all(const char *path, size_t *size)
 {
-#if defined(MFD_CLOEXEC)
-  char buf[65536];
-  int in = open(path, O_RDONLY | O_CLOEXEC), out;
-  ssize_t r, w, done;
-  if (in < 0) return -1;
-  out = memfd_create("cpucycles-compare", MFD_CLOEXEC);
-  if (out < 0) {
-    close(in);
-    return -1;
-  }
-  while ((r = read(in, buf, sizeof buf)) != 0) {
+  unsigned char *buf = 0, *grown;
+  size_t used = 0, room = 0;
+  ssize_t r;
+  int in = open(path, O_RDONLY | O_CLOEXEC);
+  if (in < 0) return 0;
+  for (;;) {
+    if (used == room) {
+      if (room >= MAX_FILE || !(grown = realloc(buf, room ? 2 * room : 65536))) goto fail;
+      buf = grown, room = room ? 2 * room : 65536;
+    }
+    r = read(in, buf + used, room - used);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) goto fail;
-    for (done = 0; done < r; done += w)
-      if ((w = write(out, buf + done, (size_t)(r - done))) <= 0) goto fail;
+    if (r == 0) break;
+    used += (size_t)r;
   }
   close(in);
+  *size = used;
+  return buf;
+fail:
+  close(in);
+  free(buf);
+  return 0;
+}
+
+/* A fresh copy of path in a memfd (new physical pages for the code), its
+ * /proc/self/fd name in name; -1 when there is no memfd (then the file
+ * itself is loaded).  On x86-64 the copy's code is also moved to a random
+ * offset within its pages, a multiple of the step its alignment allows
+ * (elf-shift.h); *offset is that offset and *step the step, or -1 with
+ * *why when the object
+ * cannot be moved (then the copy is the file as it is). */
+static int fresh_copy(const char *path, char *name, size_t size, unsigned long long *seed,
+                      long *offset, unsigned long *step, const char **why)
+{
+#if defined(MFD_CLOEXEC)
+  unsigned char *image, *moved = 0;
+  const unsigned char *bytes;
+  size_t image_size, moved_size = 0, done, length;
+  ssize_t w;
+  int out, tries;
+  *offset = -1;
+  *why = "not on x86-64 (only there is its code moved within its pages)";
+  if (!(image = read_all(path, &image_size))) return -1;
+#if defined(__x86_64__)
+  *step = cpucycles_elf_shift_step(image, image_size, why);
+  /* an offset at which two segments would share a page badly is
+   * refused: another draw, a few times */
+  for (tries = 0; *step && tries < 8 && !moved; tries++) {
+    *seed ^= *seed << 13, *seed ^= *seed >> 7, *seed ^= *seed << 17;
+    *offset = (long)((*seed >> 11) % (4096 / *step) * *step);
+    if (cpucycles_elf_shift(image, image_size, (unsigned long)*offset, &moved, &moved_size, why) != 0)
+      *offset = -1;
+  }
+#else
+  (void)tries, (void)seed, (void)step;
+#endif
+  out = memfd_create("cpucycles-compare", MFD_CLOEXEC);
+  if (out < 0) {
+    free(image), free(moved);
+    *offset = -1;
+    return -1;
+  }
+  bytes = moved ? moved : image;
+  length = moved ? moved_size : image_size;
+  for (done = 0; done < length; done += (size_t)w)
+    if ((w = write(out, bytes + done, length - done)) <= 0) {
+      if (w < 0 && errno == EINTR) {
+        w = 0;
+        continue;
+      }
+      free(image), free(moved);
+      close(out);
+      *offset = -1;
+      return -1;
+    }
+  free(image), free(moved);
   snprintf(name, size, "/proc/self/fd/%d", out);
   return out;
-fail:
-  close(in), close(out);
-  return -1;
 #else
-  (void)path, (void)name, (void)size;
+  (void)path, (void)name, (void)size, (void)seed, (void)step;
+  *offset = -1;
+  *why = "no memfd here";
   return -1;
 #endif
 }
@@ -190,13 +252,21 @@ fail:
  * are loaded: a descriptor closed at once would give the other build's
  * copy the same /proc/self/fd name, and where there are no namespaces
  * dlopen() would take that name for the build already loaded. */
-static void *load(const char *label, const char *path, int copy, int *fd_out)
+static void *load(const char *label, const char *path, int copy, int *fd_out,
+                  unsigned long long *seed)
 {
   char name[64];
   void *h;
-  const char *why;
-  int fd = copy ? fresh_copy(path, name, sizeof name) : -1;
+  const char *why = "--no-copy";
+  long offset = -1;
+  unsigned long step = 0;
+  int fd = copy ? fresh_copy(path, name, sizeof name, seed, &offset, &step, &why) : -1;
   *fd_out = fd;
+  /* where within its pages the code now lies, or why it was not moved */
+  if (offset >= 0)
+    say("placement %s %ld %lu", label, offset, step);
+  else
+    say("placement %s - %s", label, why);
   say("step load %s", label);
   dlerror();
 #if defined(LM_ID_NEWLM)
@@ -319,6 +389,7 @@ static int execution(int argc, char **argv)
   int i, k, first, copy, nsymbols = argc - 9, fds[2];
   long stack;
   double seconds;
+  unsigned long long seed;
   if (argc < 10 || nsymbols > MAX_SYMBOLS) return 2;
   report_fd = atoi(argv[2]);
   first = atoi(argv[3]) % 2; /* which build is loaded first */
@@ -329,9 +400,11 @@ static int execution(int argc, char **argv)
   if (report_fd < 0 || stack < 0 || stack >= STACK_MAX || !(seconds > 0)) return 2;
   /* a benchmark's output goes to stderr: stdout may be JSON */
   if (dup2(2, 1) < 0) return 2;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  seed = ((unsigned long long)t.tv_nsec * 0x9e3779b97f4a7c15ULL ^ (unsigned long long)getpid()) | 1;
   for (k = 0; k < 2; k++) {
     int j = k ^ first;
-    h[j] = load(j ? "NEW" : "OLD", paths[j], copy, &fds[j]);
+    h[j] = load(j ? "NEW" : "OLD", paths[j], copy, &fds[j], &seed);
   }
   /* the mappings hold the copies */
   for (k = 0; k < 2; k++)
@@ -356,9 +429,7 @@ static int execution(int argc, char **argv)
     taken[stack] = 1;
     stack_taken = taken + stack;
     memcpy(entries, fns, sizeof entries);
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    trampolines(entries, fns, 2 * nsymbols,
-                ((unsigned long long)t.tv_nsec * 0x9e3779b97f4a7c15ULL ^ (unsigned long long)getpid()) | 1);
+    trampolines(entries, fns, 2 * nsymbols, seed);
     return run_symbols(nsymbols, argv + 9, fns, entries, seconds) == 0 ? 0 : 2;
   }
 }
@@ -368,6 +439,9 @@ static int execution(int argc, char **argv)
 struct outcome {
   struct measured *m; /* [symbol] of this execution */
   int got;            /* results received */
+  long offset[2];     /* OLD's and NEW's code offset within its pages, or -1 */
+  unsigned long step[2]; /* the steps those offsets were drawn in */
+  char why[2][200];   /* why not moved, when -1 */
 };
 
 static double now(void)
@@ -437,6 +511,8 @@ static int run_execution(const struct options *o, char *self, long index, struct
   int done = 0, timed_out = 0, closed = 0;
   long pad_length = (long)(rng() % PAD_MAX), stack = (long)(rng() % (STACK_MAX / 16)) * 16;
 
+  out->offset[0] = out->offset[1] = -1;
+  out->why[0][0] = out->why[1][0] = 0;
   if (pipe(fds) != 0) {
     fprintf(stderr, PROGRAM ": pipe: %s\n", strerror(errno));
     return 2;
@@ -533,6 +609,12 @@ static int run_execution(const struct options *o, char *self, long index, struct
                    &m.difference, &m.difference_error, &m.pairs, &m.disturbed, &m.flags) == 9)
           for (i = 0; i < o->nsymbols; i++)
             if (!strcmp(symbol, o->symbols[i])) out->m[i] = m, out->got++;
+      } else if (!strncmp(buf, "placement ", 10)) {
+        int j = !strncmp(buf + 10, "NEW ", 4);
+        if (buf[14] == '-')
+          keep(out->why[j], sizeof out->why[j], buf + 14 + (buf[15] == ' ' ? 2 : 1));
+        else if (sscanf(buf + 14, "%ld %lu", &out->offset[j], &out->step[j]) != 2)
+          out->offset[j] = -1;
       } else if (!strcmp(buf, "done")) {
         done = 1;
       }
@@ -657,6 +739,28 @@ static const char *verdict_word(int verdict)
 #define COVERS "placement: each execution a fresh process (ASLR), with its own copy of each file, entry addresses, environment size and stack offset"
 #define COVERS_NO_COPY "placement: each execution a fresh process (ASLR), with its own entry addresses, environment size and stack offset"
 
+/* What the intervals cover: COVERS, and the code's offset within its
+ * pages where both builds were moved in every execution, or why not. */
+static void covers(const struct options *o, const struct outcome *runs, char *text, size_t size)
+{
+  const char *why = 0;
+  long e;
+  int j, which = 0;
+  if (!o->copy) {
+    snprintf(text, size, "%s; not the code's offset within its pages (--no-copy)", COVERS_NO_COPY);
+    return;
+  }
+  for (e = 0; e < o->executions && !why; e++)
+    for (j = 0; j < 2 && !why; j++)
+      if (runs[e].offset[j] < 0) why = runs[e].why[j][0] ? runs[e].why[j] : "not reported", which = j;
+  if (why)
+    snprintf(text, size, "%s; not the code's offset within its pages (%s: %s)", COVERS,
+             which ? "NEW" : "OLD", why);
+  else
+    snprintf(text, size, "%s, and the code's offset within its pages", COVERS);
+}
+
+
 static void json_string(const char *s)
 {
   struct cpucycles_out out;
@@ -690,11 +794,34 @@ static void json_key(const char *key, int first)
   printf("%s\n  \"%s\": ", first ? "{" : ",", key);
 }
 
+/* "old_code_offsets": [...] (null where not moved), "old_code_step": N
+ * (0 when never moved), and NEW's. */
+static void json_code(const struct options *o, const struct outcome *runs, int j, const char *who)
+{
+  char key[32];
+  unsigned long step = 0;
+  long e;
+  snprintf(key, sizeof key, "%s_code_offsets", who);
+  json_key(key, 0), fputs("[", stdout);
+  for (e = 0; e < o->executions; e++) {
+    if (e) fputs(", ", stdout);
+    if (runs[e].offset[j] >= 0)
+      printf("%ld", runs[e].offset[j]), step = runs[e].step[j];
+    else
+      fputs("null", stdout);
+  }
+  fputs("]", stdout);
+  snprintf(key, sizeof key, "%s_code_step", who);
+  json_key(key, 0), printf("%lu", step);
+}
+
 static void print_json(const struct options *o, const struct row *rows, struct outcome *runs,
                        int status)
 {
+  char covered[600];
   int s;
   long e;
+  covers(o, runs, covered, sizeof covered);
   json_key("type", 1), json_string("cpucycles-compare");
   json_key("version", 0), json_string(CPUCYCLES_VERSION);
   json_key("old", 0), json_string(o->old_path);
@@ -703,7 +830,8 @@ static void print_json(const struct options *o, const struct row *rows, struct o
   json_key("seconds", 0), json_number(o->seconds);
   json_key("tolerance", 0), json_number(o->tolerance);
   json_key("confidence", 0), json_number(0.99);
-  json_key("interval_covers", 0), json_string(o->copy ? COVERS : COVERS_NO_COPY);
+  json_key("interval_covers", 0), json_string(covered);
+  json_code(o, runs, 0, "old"), json_code(o, runs, 1, "new");
   json_key("results", 0), fputs("[", stdout);
   for (s = 0; s < o->nsymbols; s++) {
     const struct row *r = &rows[s];
@@ -740,16 +868,17 @@ static void put_clean(FILE *f, const char *s)
   for (; *s; s++) putc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
 }
 
-static void print_text(const struct options *o, const struct row *rows)
+static void print_text(const struct options *o, const struct row *rows, const struct outcome *runs)
 {
+  char covered[600];
   int s, width = 6;
+  covers(o, runs, covered, sizeof covered);
   for (s = 0; s < o->nsymbols; s++)
     if ((int)strlen(o->symbols[s]) > width) width = (int)strlen(o->symbols[s]);
   fputs("NEW ", stdout), put_clean(stdout, o->new_path);
   fputs(" against OLD ", stdout), put_clean(stdout, o->old_path);
   printf(": %ld executions of %g s per symbol\n", o->executions, o->seconds);
-  printf("the 99%% intervals cover %s, and the noise within each\n",
-         o->copy ? COVERS : COVERS_NO_COPY);
+  printf("the 99%% intervals cover the noise within each execution and %s\n", covered);
   printf("%-*s  %9s  %-21s  %10s  %10s  %9s  %5s  %s\n", width, "symbol", "new/old",
          "99% interval", "old cycles", "new cycles", "placement", "share", "verdict");
   for (s = 0; s < o->nsymbols; s++) {
@@ -956,7 +1085,7 @@ int main(int argc, char **argv)
     free(scratch);
   }
   if (o.json) print_json(&o, rows, runs, status);
-  else print_text(&o, rows);
+  else print_text(&o, rows, runs);
   status = finish(status);
 out:
   for (e = 0; e < o.executions; e++) free(runs[e].m);

@@ -49,6 +49,10 @@ for src in "$here"/fuzz-*.c; do
   corpus=$out/corpus-$name
   mkdir -p "$corpus" "$out/artifacts-$name"
   if [ -d "$here/corpus/$name" ]; then cp "$here/corpus/$name"/* "$corpus"/ 2>/dev/null; fi
+  # fuzz-elf's seed is a shared object, linked here rather than stored
+  if [ "$name" = elf ]; then
+    "$clang" -O2 -shared -fPIC -o "$corpus/fixture.so" "$top/tests/compare-fixture.c" 2>/dev/null
+  fi
   "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$out/artifacts-$name/" "$corpus" >"$log" 2>&1
   rc=$?
