@@ -52,34 +52,46 @@ build plus1 -DITER=$((iter * 101 / 100))
 build plus05 -DITER=$((iter * 1005 / 1000))
 build padded -DITER=$iter -DPAD
 
+# table: the pairs' table, each pair compared $runs times: $verdict_of NEW
+# prints slower, faster or indistinguishable for old.so against NEW's
+# build; goals=1 prints the goals beside the figures.
+table() {
+  printf '%-10s %7s %7s %18s %7s  %s\n' pair slower faster indistinguishable "s each" goal
+  for pair in "+1% plus1 slower" "+0.5% plus05 slower" "identical again same" "padded padded same"; do
+    set -- $pair
+    label=$1 new=$2 want=$3
+    slower=0 faster=0 same=0 errors=0 i=0
+    start=$(date +%s.%N 2>/dev/null || date +%s)
+    while [ $i -lt "$runs" ]; do
+      case $($verdict_of "$new") in
+        slower) slower=$((slower + 1)) ;;
+        faster) faster=$((faster + 1)) ;;
+        indistinguishable) same=$((same + 1)) ;;
+        *) errors=$((errors + 1)) ;;
+      esac
+      i=$((i + 1))
+    done
+    end=$(date +%s.%N 2>/dev/null || date +%s)
+    each=$(awk -v a="$start" -v b="$end" -v n="$runs" 'BEGIN { printf "%.1f", (b - a) / n }')
+    if [ "$want" = slower ]; then
+      goal=$(awk -v k=$slower -v n=$runs 'BEGIN { printf "slower %d%%", 100 * k / n }')
+      [ "$goals" = 1 ] && goal="$goal (goal >= 95%)"
+    else
+      goal=$(awk -v k=$((slower + faster)) -v n=$runs 'BEGIN { printf "different %d%%", 100 * k / n }')
+      [ "$goals" = 1 ] && goal="$goal (goal <= 5%)"
+    fi
+    [ $errors -gt 0 ] && goal="$goal, $errors errors"
+    printf '%-10s %7d %7d %18d %7s  %s\n' "$label" $slower $faster $same "$each" "$goal"
+  done
+}
+tool_verdict() {
+  $tool "$dir/old.so" "$dir/$1.so" 2>/dev/null | awk '$1 == "benchmark" { print $NF }'
+}
+
 echo "cpucycles-compare on builds of a $iter-iteration loop, $runs comparisons each (defaults:"
 echo "10 executions of 0.5 s); $(uptime | sed 's/^ *//')"
-printf '%-10s %7s %7s %18s %7s  %s\n' pair slower faster indistinguishable "s each" goal
-for pair in "+1% plus1 slower" "+0.5% plus05 slower" "identical again same" "padded padded same"; do
-  set -- $pair
-  label=$1 new=$2 want=$3
-  slower=0 faster=0 same=0 errors=0 i=0
-  start=$(date +%s.%N 2>/dev/null || date +%s)
-  while [ $i -lt "$runs" ]; do
-    verdict=$($tool "$dir/old.so" "$dir/$new.so" 2>/dev/null | awk '$1 == "benchmark" { print $NF }')
-    case $verdict in
-      slower) slower=$((slower + 1)) ;;
-      faster) faster=$((faster + 1)) ;;
-      indistinguishable) same=$((same + 1)) ;;
-      *) errors=$((errors + 1)) ;;
-    esac
-    i=$((i + 1))
-  done
-  end=$(date +%s.%N 2>/dev/null || date +%s)
-  each=$(awk -v a="$start" -v b="$end" -v n="$runs" 'BEGIN { printf "%.1f", (b - a) / n }')
-  if [ "$want" = slower ]; then
-    goal=$(awk -v k=$slower -v n=$runs 'BEGIN { printf "slower %d%% (goal >= 95%%)", 100 * k / n }')
-  else
-    goal=$(awk -v k=$((slower + faster)) -v n=$runs 'BEGIN { printf "different %d%% (goal <= 5%%)", 100 * k / n }')
-  fi
-  [ $errors -gt 0 ] && goal="$goal, $errors errors"
-  printf '%-10s %7d %7d %18d %7s  %s\n' "$label" $slower $faster $same "$each" "$goal"
-done
+verdict_of=tool_verdict goals=1
+table
 echo "$(uptime | sed 's/^ *//')"
 
 # The same builds under Google Benchmark's own cross-build comparison
@@ -90,6 +102,19 @@ echo "$(uptime | sed 's/^ *//')"
 # imports).  Each build's program is bench/gbench-loop.cc linked to that
 # build's shared object.
 gbench_compare=${GBENCH_COMPARE:-/usr/share/benchmark/compare.py}
+gbench_verdict() {
+  rm -f "$dir/gb.json"
+  "$gbench_python" "$gbench_compare" --no-color -d "$dir/gb.json" benchmarks \
+    "$dir/gb-old/bench" "$dir/gb-$1/bench" --benchmark_repetitions=10 --benchmark_min_time=0.05 \
+    >/dev/null 2>&1
+  "$gbench_python" -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))
+p = [r["utest"]["time_pvalue"] for r in rows if r.get("utest")][0]
+mean = [r["measurements"][0]["time"] for r in rows if r.get("aggregate_name") == "mean"][0]
+print("indistinguishable" if p >= 0.05 else "slower" if mean > 0 else "faster")
+' "$dir/gb.json" 2>/dev/null
+}
 gbench_python=
 for p in python3 /usr/bin/python3; do
   if "$p" -c 'import scipy' >/dev/null 2>&1; then gbench_python=$p; break; fi
@@ -112,41 +137,7 @@ else
   echo
   echo "Google Benchmark's compare.py on the same builds, $runs comparisons each"
   echo "(10 repetitions of 0.05 s per build, U test at alpha 0.05); $(uptime | sed 's/^ *//')"
-  printf '%-10s %7s %7s %18s %7s  %s\n' pair slower faster indistinguishable "s each" goal
-  for pair in "+1% plus1 slower" "+0.5% plus05 slower" "identical again same" "padded padded same"; do
-    set -- $pair
-    label=$1 new=$2 want=$3
-    slower=0 faster=0 same=0 errors=0 i=0
-    start=$(date +%s.%N 2>/dev/null || date +%s)
-    while [ $i -lt "$runs" ]; do
-      rm -f "$dir/gb.json"
-      "$gbench_python" "$gbench_compare" --no-color -d "$dir/gb.json" benchmarks \
-        "$dir/gb-old/bench" "$dir/gb-$new/bench" --benchmark_repetitions=10 --benchmark_min_time=0.05 \
-        >/dev/null 2>&1
-      verdict=$("$gbench_python" -c '
-import json, sys
-rows = json.load(open(sys.argv[1]))
-p = [r["utest"]["time_pvalue"] for r in rows if r.get("utest")][0]
-mean = [r["measurements"][0]["time"] for r in rows if r.get("aggregate_name") == "mean"][0]
-print("indistinguishable" if p >= 0.05 else "slower" if mean > 0 else "faster")
-' "$dir/gb.json" 2>/dev/null)
-      case $verdict in
-        slower) slower=$((slower + 1)) ;;
-        faster) faster=$((faster + 1)) ;;
-        indistinguishable) same=$((same + 1)) ;;
-        *) errors=$((errors + 1)) ;;
-      esac
-      i=$((i + 1))
-    done
-    end=$(date +%s.%N 2>/dev/null || date +%s)
-    each=$(awk -v a="$start" -v b="$end" -v n="$runs" 'BEGIN { printf "%.1f", (b - a) / n }')
-    if [ "$want" = slower ]; then
-      goal=$(awk -v k=$slower -v n=$runs 'BEGIN { printf "slower %d%%", 100 * k / n }')
-    else
-      goal=$(awk -v k=$((slower + faster)) -v n=$runs 'BEGIN { printf "different %d%%", 100 * k / n }')
-    fi
-    [ $errors -gt 0 ] && goal="$goal, $errors errors"
-    printf '%-10s %7d %7d %18d %7s  %s\n' "$label" $slower $faster $same "$each" "$goal"
-  done
+  verdict_of=gbench_verdict goals=0
+  table
   echo "$(uptime | sed 's/^ *//')"
 fi
