@@ -154,7 +154,13 @@ check_row() {
   passed=$1 failed=$2 skipped=$3
   if [ "$failed" != 0 ] || [ "$passed" = 0 ]; then
     status="tests failed: $(grep -l '^:test-result: \(FAIL\|XPASS\|ERROR\)' "$dir"/tests/*.trs 2>/dev/null |
-      sed 's|.*/||; s|\.trs$||' | tr '\n' ' ')($dir/tier.log)"
+      sed 's|.*/||; s|\.trs$||' | tr '\n' ' ')($dir/failed-$row.log)"
+    # the failing tests' whole logs, kept: the next row in this build
+    # directory removes tests/*.log, and tier.log has only their results
+    for trs in $(grep -l '^:test-result: \(FAIL\|XPASS\|ERROR\)' "$dir"/tests/*.trs 2>/dev/null); do
+      echo "==== ${trs%.trs}.log"
+      cat "${trs%.trs}.log"
+    done >"$dir/failed-$row.log" 2>&1
   fi
   medians= used= runs_ok=0
   for run in 1 2 3; do
