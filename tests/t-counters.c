@@ -45,6 +45,12 @@ int main(void)
       /* What worked at configure time on this very host must still work. */
       if (build_host && available_at_build(c->name))
         tap_ok(0, "%s works here as it did at configure time (%s)", c->name, r.reason);
+      else if (strcmp(c->name, "arm64-pmc") == 0 && strcmp(r.reason, "never increased") == 0)
+        /* measured just after arm64-perfpmc's release, user reads may still
+         * be allowed with the cycle counter stopped: its setup must say so
+         * (a stopped counter that jumps once passes as a counter of
+         * precision 2 million) */
+        tap_ok(0, "%s's setup accepted a stopped counter (it never increased)", c->name);
       else
         tap_skip(what, r.reason);
       continue;
