@@ -34,6 +34,11 @@
 /* Runs of a case after which it stops counting (a hang costs HANG_SECONDS). */
 #define ENOUGH_FAILURES 3
 
+/* How the last child that failed ended, for the test's line, and the
+ * longest a child took (in 10 ms ticks), for its diagnostics. */
+static char child_failure[80] = "none";
+static int child_longest;
+
 /* Runs fn in a child, killed if it hangs; its exit status, -1 when it
  * was killed or died of a signal. */
 static int child_status(int (*fn)(void))
@@ -53,10 +58,17 @@ static int child_status(int (*fn)(void))
       kill(-pid, SIGKILL);
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
+      snprintf(child_failure, sizeof child_failure, "hung, killed after %d s", HANG_SECONDS);
       return -1;
     }
     nanosleep(&tick, 0);
   }
+  if (waited > child_longest) child_longest = waited;
+  if (WIFSIGNALED(status))
+    snprintf(child_failure, sizeof child_failure, "killed by signal %d (%s)", WTERMSIG(status),
+             strsignal(WTERMSIG(status)));
+  else if (WEXITSTATUS(status) != 0)
+    snprintf(child_failure, sizeof child_failure, "exit %d", WEXITSTATUS(status));
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -166,9 +178,19 @@ static int threads_at_once(void)
   for (i = 0; i < THREADS; i++)
     if (pthread_create(&threads[i], 0, first_call_together, (void *)i) != 0) return 2;
   for (i = 0; i < THREADS; i++) pthread_join(threads[i], 0);
-  for (i = 0; i < THREADS; i++)
-    if (backwards[i] || strcmp(implementations[i], implementations[0]) != 0) return 1;
+  for (i = 0; i < THREADS; i++) {
+    if (backwards[i]) return 3;
+    if (strcmp(implementations[i], implementations[0]) != 0) return 4;
+  }
   return 0;
+}
+/* threads_at_once's exit statuses */
+static const char *threads_at_once_failure(void)
+{
+  if (strcmp(child_failure, "exit 2") == 0) return "pthread_create failed";
+  if (strcmp(child_failure, "exit 3") == 0) return "a thread's count went backwards";
+  if (strcmp(child_failure, "exit 4") == 0) return "two threads named different counters";
+  return child_failure;
 }
 
 /* fork() while another thread makes the first call. */
@@ -293,10 +315,13 @@ int main(void)
          "a handler calling cpucycles() during its own thread's first call does not deadlock");
 #endif
 
+  child_longest = 0;
   for (i = failures = 0; i < 100 && failures < ENOUGH_FAILURES; i++)
     failures += !in_child(threads_at_once);
-  tap_ok(failures == 0, "%d threads making the first call at one instant: %d of %d runs failed",
-         THREADS, failures, i);
+  tap_diag("the longest of those runs took about %.2f s", child_longest / 100.0);
+  tap_ok(failures == 0,
+         "%d threads making the first call at one instant: %d of %d runs failed%s%s", THREADS,
+         failures, i, failures ? "; the last: " : "", failures ? threads_at_once_failure() : "");
 
 #if defined(TAP_UNDER_TSAN)
   tap_skip("fork() during another thread's first call",

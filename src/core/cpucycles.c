@@ -13,10 +13,10 @@
  *
  * The first call may come from a signal handler, or from several threads
  * at once, or be interrupted by fork(): it takes no lock (a thread that
- * comes second waits, yielding, for the first to finish), blocks the
- * calling thread's asynchronous signals while it runs (so no handler in
- * that thread can re-enter it or jump out of it), allocates nothing, and
- * keeps errno. */
+ * comes second waits for the first to finish, yielding, then sleeping),
+ * blocks the calling thread's asynchronous signals while it runs (so no
+ * handler in that thread can re-enter it or jump out of it), allocates
+ * nothing, and keeps errno. */
 /* This file defines the ABI symbols the header declares weak for programs
  * (so that they also run with libcpucycles' own library): here they are
  * the library's ordinary, exported definitions. */
@@ -34,6 +34,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 unsigned int cpucycles_abi_inline_id;
@@ -115,6 +116,25 @@ CPUCYCLES_COLD static void wait_while_forking(struct once *once)
   take_fork_locks();
 }
 
+/* Another thread is deciding: wait, with this thread's signals as they
+ * were (a handler here does no harm: it waits for the other thread too)
+ * and still no cancellation point.  Yielding first, then sleeping: 63
+ * threads that only yield take nearly all of a 2-CPU machine from the
+ * one deciding (the first call of a build that chooses at run time took
+ * up to 1.4 s that way under qemu's arm64, and a 10 s hang once in CI). */
+CPUCYCLES_COLD static void wait_for_decision(struct once *once)
+{
+  struct timespec nap = {0, 50000};
+  int yields = 0;
+  while (__atomic_load_n(&once->state, __ATOMIC_ACQUIRE) != DECIDED)
+    if (yields < 100) {
+      sched_yield();
+      yields++;
+    } else {
+      nanosleep(&nap, 0);
+    }
+}
+
 /* Runs decide() once in the process, however many threads call at once.
  * The thread that claims it has cancellation disabled (a cancellation
  * point inside, an open() or read(), would leave the claim standing and
@@ -148,11 +168,9 @@ CPUCYCLES_COLD static int run_once_slow(struct once *once, void (*decide)(void),
     wait_while_forking(once);
   }
   cpucycles_restore_signals(&saved);
+  wait_for_decision(once);
   pthread_setcancelstate(cancel_state, 0);
   errno = saved_errno;
-  /* Another thread is deciding: wait with this thread's signals as they
-   * were (a handler here does no harm: it waits for the other thread too). */
-  while (__atomic_load_n(&once->state, __ATOMIC_ACQUIRE) != DECIDED) sched_yield();
   return 1;
 }
 
