@@ -305,8 +305,9 @@ int main(void)
 
   for (i = failures = 0; i < 30 && failures < ENOUGH_FAILURES; i++)
     failures += !in_child(first_call_interrupting_malloc);
-  tap_ok(failures == 0, "a first call from a handler that interrupted malloc(): %d of %d runs failed",
-         failures, i);
+  tap_ok(failures == 0,
+         "a first call from a handler that interrupted malloc(): %d of %d runs failed%s%s",
+         failures, i, failures ? "; the last: " : "", failures ? child_failure : "");
 
 #if defined(TAP_UNDER_TSAN)
   tap_skip("a handler calling cpucycles() during its own thread's first call", TAP_TSAN_REASON);
