@@ -34,8 +34,10 @@
 /* Runs of a case after which it stops counting (a hang costs HANG_SECONDS). */
 #define ENOUGH_FAILURES 3
 
-/* How the last child that failed ended, for the test's line, and the
- * longest a child took (in 10 ms ticks), for its diagnostics. */
+/* How the last child that failed ended (its child_status(), and in
+ * words), for the test's line, and the longest a child took (in 10 ms
+ * ticks), for its diagnostics. */
+static int child_failed_status;
 static char child_failure[80] = "none";
 static int child_longest;
 
@@ -59,7 +61,7 @@ static int child_status(int (*fn)(void))
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
       snprintf(child_failure, sizeof child_failure, "hung, killed after %d s", HANG_SECONDS);
-      return -1;
+      return child_failed_status = -1;
     }
     nanosleep(&tick, 0);
   }
@@ -69,7 +71,9 @@ static int child_status(int (*fn)(void))
              strsignal(WTERMSIG(status)));
   else if (WEXITSTATUS(status) != 0)
     snprintf(child_failure, sizeof child_failure, "exit %d", WEXITSTATUS(status));
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (status != 0) child_failed_status = status;
+  return status;
 }
 
 /* 1 when fn exited 0 in a child. */
@@ -184,13 +188,16 @@ static int threads_at_once(void)
   }
   return 0;
 }
-/* threads_at_once's exit statuses */
+
+/* The last failed run of threads_at_once, in words. */
 static const char *threads_at_once_failure(void)
 {
-  if (strcmp(child_failure, "exit 2") == 0) return "pthread_create failed";
-  if (strcmp(child_failure, "exit 3") == 0) return "a thread's count went backwards";
-  if (strcmp(child_failure, "exit 4") == 0) return "two threads named different counters";
-  return child_failure;
+  switch (child_failed_status) {
+  case 2: return "pthread_create failed";
+  case 3: return "a thread's count went backwards";
+  case 4: return "two threads named different counters";
+  default: return child_failure;
+  }
 }
 
 /* fork() while another thread makes the first call. */
