@@ -62,7 +62,7 @@ work=${SYSEMU_DIR:-$(pwd)/_sysemu}
 install=no
 if [ "${1:-}" = --install ]; then install=yes; shift; fi
 all="arm64-user0-smp1 arm64-user0-smp2 arm64-open-smp1 arm64-open-smp2 arm64-runtime-smp2 amd64-qemu64 amd64-max amd64-hpet riscv64-smp2 riscv64-open-smp2 ppc64el-smp2 s390x-smp2 armhf-smp2 i386-smp2"
-subset=${SYSEMU_SUBSET:-tests/t-counters tests/t-choice tests/t-verify tests/t-firstcall tests/t-fallback}
+subset=${SYSEMU_SUBSET:-tests/t-counters tests/t-grant tests/t-choice tests/t-verify tests/t-firstcall tests/t-fallback}
 rows=${*:-$all}
 for row in $rows; do
   case " $all " in *" $row "*) ;; *) echo "tier.sh: unknown row '$row' (rows: $all)" >&2; exit 2 ;; esac

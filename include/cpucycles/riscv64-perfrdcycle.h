@@ -11,8 +11,9 @@
  * switch, meets SIGILL.  Each thread therefore opens its own event on its
  * first read, and the count is the page's offset plus the counter, which
  * starts near 0 for the thread (the raw CSR may start anywhere: Debian's
- * riscv64 kernel under qemu gave values near 2^63).  The driver keeps a
- * cycles event on the cycle CSR (page index 1); an event elsewhere is
+ * riscv64 kernel under qemu gave values near 2^63).  The event is pinned
+ * (linux-perf.h), so the driver keeps it on the cycle CSR (page index 1)
+ * even beside another cycles event of the thread; an event elsewhere is
  * refused by the setup, and if one moved there the count would stand at
  * the page's offset.  A PMU that cannot exclude the kernel (no Sscofpmf)
  * gets the event counting every mode (linux-perf.h).  The driver also

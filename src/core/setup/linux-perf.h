@@ -170,7 +170,19 @@ CPUCYCLES_COLD static inline const char *cpucycles_perf_errno_reason(int error)
 }
 
 /* The event every perf counter asks for first: the CPU's cycles, in user
- * space only (config1: the arch's flags, e.g. arm64's user-access bit). */
+ * space only (config1: the arch's flags, e.g. arm64's user-access bit).
+ * Pinned: the kernel puts it on the PMU before any flexible event of the
+ * thread, every time the thread is scheduled, so it never stands still
+ * while multiplexed out, and a cycles event keeps the cycle counter.
+ * riscv's read needs the latter: its RDCYCLE reads the cycle CSR, which
+ * the SBI PMU driver lets user mode read only while the event is on it;
+ * unpinned beside another cycles event of the thread (the selection opens
+ * default-perfevent's), it was moved off on a reschedule in 3 to 71 of 100
+ * reschedules (Debian's 7.2 kernel under qemu), and the count stood still
+ * or a read died of SIGILL.  A pinned event that cannot be placed (other
+ * pinned events hold the counters) is in error: read() returns 0 bytes (a
+ * lost event: replaced) and its page names no counter (the count stands
+ * still, as an unpinned one's did whenever it was multiplexed out). */
 CPUCYCLES_COLD static inline void cpucycles_perf_cycles_attr(struct perf_event_attr *attr,
                                                              unsigned long long config1)
 {
@@ -181,6 +193,7 @@ CPUCYCLES_COLD static inline void cpucycles_perf_cycles_attr(struct perf_event_a
   attr->config1 = config1;
   attr->exclude_kernel = 1;
   attr->exclude_hv = 1;
+  attr->pinned = 1;
 }
 
 /* perf_event_open(attr) for this thread on any CPU, close-on-exec, or -1
