@@ -13,7 +13,8 @@
 #include <unistd.h>
 
 /* The first call verifies configure's counter against configure's own
- * measurement of it (a precision at most twice configure's, src/core/decide.c):
+ * measurement of it (a precision at most three times configure's,
+ * src/core/decide.c's PRECISION_SLACK):
  * two measurements at different moments, which a busy or emulated machine
  * can set apart (on the TCG emulator a process's check is sometimes
  * refused so: doc/testing.md).  The first call is made once a process, so
