@@ -71,7 +71,10 @@ static inline long long cpucycles_perf_page_count(volatile struct perf_event_mma
 struct cpucycles_perf_config {
   unsigned long long config1[2]; /* tried in turn (arm64: 64-bit, then 32-bit) */
   int ntries;                    /* how many of config1[] */
-  int keep_fd;                   /* read() the count: keep the descriptor */
+  int keep_fd;                   /* keep the descriptor: to read() the
+                                    count, or (riscv) to disable the event
+                                    before its page goes (see
+                                    cpucycles_perf_unplace) */
   int need_rdpmc;                /* the page must let user space read the PMU */
   unsigned int need_index;       /* nonzero: and name this counter (the one
                                     the read reads: riscv's cycle CSR, 1) */
@@ -136,6 +139,25 @@ static inline void cpucycles_perf_unlink(struct cpucycles_perf_event *e)
   e->next = 0;
 }
 
+/* Takes a mapped event off its counter before its page is unmapped.
+ * riscv's SBI PMU driver, when the page of an event that is on a counter
+ * goes, clears that counter's bit of scounteren on every CPU the process
+ * has run on: the next RDCYCLE of another process's thread running there
+ * dies of SIGILL (Debian's 7.2 kernel under qemu: a reader on one CPU died
+ * in 3 runs of 3 while other processes unmapped such pages on the other,
+ * in none of 3 when they disabled the event first).  A disabled event is
+ * on no counter, and its unmapping clears nothing.  fd must be the
+ * event's (riscv's counters keep it: keep_fd).  Other drivers take back
+ * only what they gave the process: nothing to do there. */
+CPUCYCLES_COLD static inline void cpucycles_perf_unplace(int fd)
+{
+#if defined(__riscv)
+  if (fd >= 0) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+#else
+  (void)fd;
+#endif
+}
+
 /* Gives back e's page and descriptor; with the lock held.  zero_page
  * replaces the page by zeros instead of unmapping it, for when another
  * thread may still be reading it (the process is exiting). */
@@ -144,6 +166,13 @@ CPUCYCLES_COLD static inline void cpucycles_perf_close(struct cpucycles_perf_eve
 {
   size_t size = (size_t)sysconf(_SC_PAGESIZE);
   if (e->page) {
+#if defined(__riscv)
+    unsigned long long id = 0;
+    /* the descriptor only while it is still ours: the program may have
+     * closed it and opened something else under its number */
+    if (e->fd >= 0 && ioctl(e->fd, PERF_EVENT_IOC_ID, &id) == 0 && id == e->id)
+      cpucycles_perf_unplace(e->fd);
+#endif
     if (zero_page)
       mmap((void *)e->page, size, PROT_READ, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     else
@@ -303,7 +332,10 @@ static inline int cpucycles_perf_open(struct cpucycles_perf_event *e,
   errno = saved_errno;
   return 0;
 fail:
-  if (m != MAP_FAILED) munmap(m, (size_t)sysconf(_SC_PAGESIZE));
+  if (m != MAP_FAILED) {
+    cpucycles_perf_unplace(fd);
+    munmap(m, (size_t)sysconf(_SC_PAGESIZE));
+  }
   if (fd >= 0) close(fd);
   e->page = 0;
   errno = saved_errno;
