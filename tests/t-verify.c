@@ -44,16 +44,28 @@ static int plan_inlines(void)
   return plan.build_inline;
 }
 
+/* 1 when the decision d refused configure's counter for its precision
+ * alone (a noisy moment), which another measurement may not. */
+static int refused_for_precision(const struct cpucycles_decision *d)
+{
+  return d->host_matches && !d->build_verified && strstr(d->why, ": precision ") &&
+         strstr(d->why, " at build time");
+}
+
 /* The same decision for a build whose counter is read through the
  * library (--disable-inline, a counter only the library can read): it is
- * verified, but the verdict must not call it inline. */
+ * verified, but the verdict must not call it inline.  Another measurement,
+ * so refused for its precision alone it is made again, ATTEMPTS times at
+ * most (CI's s390x row once measured 1171 against configure's 239). */
 static void verdict_of_a_plan_not_inlined(void)
 {
   static struct cpucycles_decision d;
   struct cpucycles_plan plan;
+  int attempt = 0;
   cpucycles_build_plan(&plan);
   plan.build_inline = 0;
-  cpucycles_decide(cpucycles_table, cpucycles_table_size, &plan, 0, 0, &d);
+  do cpucycles_decide(cpucycles_table, cpucycles_table_size, &plan, 0, 0, &d);
+  while (refused_for_precision(&d) && ++attempt < ATTEMPTS);
   tap_ok(d.build_verified && strncmp(d.why, "inline", 6) != 0 && strstr(d.why, "not inlined"),
          "a build that does not inline its counter: verified, and not called inline: %s", d.why);
 }
@@ -69,9 +81,7 @@ static int checks(int attempt, int last)
   a = cpucycles();
   b = cpucycles();
   d = cpucycles_decision();
-  if (!last && CPUCYCLES_BUILD_CHOICE && d->host_matches && !d->build_verified &&
-      strstr(d->why, ": precision ") && strstr(d->why, " at build time"))
-    return AGAIN;
+  if (!last && CPUCYCLES_BUILD_CHOICE && refused_for_precision(d)) return AGAIN;
   tap_plan(7);
   tap_diag("verdict: %s", d->why);
   tap_ok(b >= a, "two calls do not go backwards (%lld then %lld)", a, b);
