@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* t-perf - the perf-event counters count for the thread that reads them,
- * survive a program that closes their descriptor, and leave nothing
+ * survive a program that closes their descriptor (and never read or close
+ * the file that takes its number), and leave nothing
  * behind: no descriptor or mapping of a counter that was not chosen, of a
  * thread that exited, or of a failed setup; every descriptor close-on-exec.
  *
@@ -21,7 +22,7 @@
 #include <pthread.h>
 #include <sys/wait.h>
 
-#define PLAN 13
+#define PLAN 14
 #define BUSY_MS 20
 /* 20 ms of running counts at least this much: nanoseconds (task clock)
  * or cycles (a real PMU at 50 MHz or more). */
@@ -200,6 +201,20 @@ int main(int argc, char **argv)
   c = counter("default-perfevent");
   tap_ok(c->setup(&s) == 0 && perf_fds() == 1 && (c->release(0), perf_fds() == 0),
          "set up again and released again: one descriptor, then none");
+
+  /* A release after the program closed the event's descriptor and a file
+   * took its number: the file is the program's, and stays open. */
+  status = c->setup(&s);
+  fd = the_perf_fd();
+  if (fd >= 0) close(fd);
+  file = open("t-perf.tmp", O_RDWR | O_CREAT | O_TRUNC, 0600);
+  c->release(0);
+  tap_ok(status == 0 && fd >= 0 && file == fd && fcntl(file, F_GETFD) != -1 && write(file, "x", 1) == 1,
+         "a release after the program's file took the closed descriptor's number (%d) leaves the "
+         "file open (%s)",
+         fd, fcntl(file, F_GETFD) != -1 ? "open" : "closed");
+  close(file);
+  remove("t-perf.tmp");
 
   /* A PMU that refuses exclude_kernel and exclude_hv with EINVAL (the
    * shim plays one): the event is asked for again without them. */

@@ -32,7 +32,7 @@ CPUCYCLES_ALWAYS_INLINE long long cpucycles_amd64_pmc_read(void)
 static struct cpucycles_perf_event cpucycles_amd64_pmc_event;
 static struct cpucycles_perf_config cpucycles_amd64_pmc_config = {.config1 = {0}, .ntries = 1};
 
-static inline int cpucycles_amd64_pmc_setup(struct cpucycles_setup *s)
+CPUCYCLES_COLD static inline int cpucycles_amd64_pmc_setup(struct cpucycles_setup *s)
 {
   /* Without an event the read can still work when rdpmc=2, so a failed open
    * is not final: the guarded read decides. */

@@ -157,11 +157,11 @@ CPUCYCLES_ALWAYS_INLINE long long cpucycles_scale_ticks(long long ticks, unsigne
 
 /* A counter file whose setup has nothing to do (the guarded read finds out
  * whether the counter works) says why in a comment and uses this. */
-#define CPUCYCLES_SETUP_NOTHING(id)                                     \
-  static inline int cpucycles_##id##_setup(struct cpucycles_setup *s) \
-  {                                                                   \
-    (void)s;                                                          \
-    return 0;                                                         \
+#define CPUCYCLES_SETUP_NOTHING(id)                                                    \
+  CPUCYCLES_COLD static inline int cpucycles_##id##_setup(struct cpucycles_setup *s) \
+  {                                                                                  \
+    (void)s;                                                                         \
+    return 0;                                                                        \
   }
 
 #if defined(__x86_64__) || defined(__i386__)

@@ -30,8 +30,7 @@ static inline unsigned long long cpucycles_riscv32_perfrdcycle_pmc(unsigned int 
 /* One copy per program that sets counters up: the library, or a probe. */
 static __thread struct cpucycles_perf_event cpucycles_riscv32_perfrdcycle_thread;
 static struct cpucycles_perf_config cpucycles_riscv32_perfrdcycle_config = {
-    .config1 = {0}, .ntries = 1, .keep_fd = 1, .need_rdpmc = 1, .need_index = 1,
-    .keep_mapped = 1};
+    .config1 = {0}, .ntries = 1, .keep_fd = 1, .need_rdpmc = 1, .need_index = 1};
 
 CPUCYCLES_ALWAYS_INLINE long long cpucycles_riscv32_perfrdcycle_read(void)
 {

@@ -18,11 +18,13 @@
  * the page's offset.  A PMU that cannot exclude the kernel (no Sscofpmf)
  * gets the event counting every mode (linux-perf.h).  The driver also
  * takes RDCYCLE from every CPU the process has run on when the page of an
- * event on the cycle CSR is unmapped, from other processes' threads too:
- * so an exiting thread's page stays mapped (keep_mapped:
- * linux-perf.h's cpucycles_perf_thread_exit), and a page is unmapped only
- * after its event is disabled through its descriptor, which is kept for
- * that (keep_fd: linux-perf.h's cpucycles_perf_unplace).  (perf_user_access 2, the
+ * event on the cycle CSR is unmapped, from this process's other threads
+ * and other processes' too: so the library unmaps a page, a release's or
+ * an exiting thread's, only after disabling its event through its
+ * descriptor, which is kept for that (keep_fd: linux-perf.h's
+ * cpucycles_perf_unplace; a page whose descriptor the program closed
+ * stays mapped).  The kernel's own unmapping, when a process exits or
+ * execs with its event on the counter, the library cannot order.  (perf_user_access 2, the
  * legacy setting, opens RDCYCLE to every process, but on Debian's 7.2
  * kernel under qemu the cycle CSR then does not count without an event.) */
 #ifndef CPUCYCLES_RISCV64_PERFRDCYCLE_H
@@ -47,8 +49,7 @@ static inline unsigned long long cpucycles_riscv64_perfrdcycle_pmc(unsigned int 
 /* One copy per program that sets counters up: the library, or a probe. */
 static __thread struct cpucycles_perf_event cpucycles_riscv64_perfrdcycle_thread;
 static struct cpucycles_perf_config cpucycles_riscv64_perfrdcycle_config = {
-    .config1 = {0}, .ntries = 1, .keep_fd = 1, .need_rdpmc = 1, .need_index = 1,
-    .keep_mapped = 1};
+    .config1 = {0}, .ntries = 1, .keep_fd = 1, .need_rdpmc = 1, .need_index = 1};
 
 CPUCYCLES_ALWAYS_INLINE long long cpucycles_riscv64_perfrdcycle_read(void)
 {

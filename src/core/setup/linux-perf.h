@@ -78,9 +78,6 @@ struct cpucycles_perf_config {
   int need_rdpmc;                /* the page must let user space read the PMU */
   unsigned int need_index;       /* nonzero: and name this counter (the one
                                     the read reads: riscv's cycle CSR, 1) */
-  int keep_mapped;               /* a thread's event stays mapped after the
-                                    thread exits (riscv: see
-                                    cpucycles_perf_thread_exit) */
   /* A thread whose event cannot be opened counts with CLOCK_MONOTONIC
    * times this (cycles per ns, 32.32), never with a frozen 0. */
   unsigned long long fallback_q32;
@@ -158,27 +155,38 @@ CPUCYCLES_COLD static inline void cpucycles_perf_unplace(int fd)
 #endif
 }
 
+/* 1 when e keeps a descriptor and it is still the event's: a program may
+ * close every descriptor (a daemon) and open a file that gets the same
+ * number, which is then the program's, never to be read or closed here.
+ * Asked before each read() and at each release; one copy, not inlined. */
+__attribute__((__noinline__)) static int cpucycles_perf_fd_ours(const struct cpucycles_perf_event *e)
+{
+  unsigned long long id = 0;
+  return e->fd >= 0 && ioctl(e->fd, PERF_EVENT_IOC_ID, &id) == 0 && id == e->id;
+}
+
 /* Gives back e's page and descriptor; with the lock held.  zero_page
  * replaces the page by zeros instead of unmapping it, for when another
  * thread may still be reading it (the process is exiting). */
+
 CPUCYCLES_COLD static inline void cpucycles_perf_close(struct cpucycles_perf_event *e,
                                                        int zero_page)
 {
   size_t size = (size_t)sysconf(_SC_PAGESIZE);
-  if (e->page) {
+  int ours = cpucycles_perf_fd_ours(e); /* a lost descriptor stays the program's */
 #if defined(__riscv)
-    unsigned long long id = 0;
-    /* the descriptor only while it is still ours: the program may have
-     * closed it and opened something else under its number */
-    if (e->fd >= 0 && ioctl(e->fd, PERF_EVENT_IOC_ID, &id) == 0 && id == e->id)
-      cpucycles_perf_unplace(e->fd);
+  /* An event whose descriptor is lost cannot be disabled: its page stays
+   * mapped rather than take RDCYCLE from the other threads. */
+  if (!ours) e->page = 0;
+  if (e->page) cpucycles_perf_unplace(e->fd);
 #endif
+  if (e->page) {
     if (zero_page)
       mmap((void *)e->page, size, PROT_READ, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     else
       munmap((void *)e->page, size);
   }
-  if (e->fd >= 0) close(e->fd);
+  if (ours) close(e->fd);
   e->page = 0;
   e->fd = -1;
   e->open = 0;
@@ -342,23 +350,18 @@ fail:
   return -1;
 }
 
-/* At a thread's exit: its events go. */
-/* A thread's exit: its event is closed.  With keep_mapped the page stays
- * mapped for the rest of the process (a page and an idle event per
- * exited thread that read the counter): riscv's SBI PMU driver, when an
- * event that user space may read is unmapped, takes the read away from
- * every CPU the process runs on, not only from the unmapping thread, so
- * the other threads' next RDCYCLE died of SIGILL (Debian's 7.2 kernel
- * under qemu: 64 threads that exit as they finish, 1 to 3 deaths in 3
- * runs; none when no thread exited while the others read).  The page is
- * never read again. */
+/* A thread's exit: its event goes, page and descriptor (on riscv the
+ * event is disabled first: cpucycles_perf_close).  riscv's pages once
+ * stayed mapped for the rest of the process (a page and an idle event per
+ * exited thread), because unmapping the page of an event on the cycle CSR
+ * took RDCYCLE from the process's other threads; a disabled event's page
+ * takes nothing. */
 CPUCYCLES_COLD static inline void cpucycles_perf_thread_exit(void *arg)
 {
   struct cpucycles_perf_event *e = (struct cpucycles_perf_event *)arg;
   sigset_t saved;
   cpucycles_perf_lock_all(&saved);
   cpucycles_perf_unlink(e);
-  if (e->config && e->config->keep_mapped) e->page = 0; /* left mapped: see above */
   cpucycles_perf_close(e, 0);
   cpucycles_perf_unlock_all(&saved);
 }
@@ -498,7 +501,7 @@ CPUCYCLES_COLD __attribute__((__noinline__)) static void cpucycles_perf_forget(
 static inline long long cpucycles_perf_read_count(struct cpucycles_perf_event *e,
                                                   const struct cpucycles_perf_config *config)
 {
-  unsigned long long id = 0, value;
+  unsigned long long value;
   long long count;
   int tries, saved_errno = errno;
   for (tries = 0; tries < 2; tries++) {
@@ -506,8 +509,7 @@ static inline long long cpucycles_perf_read_count(struct cpucycles_perf_event *e
       count = cpucycles_perf_fallback(config);
       break;
     }
-    if (ioctl(e->fd, PERF_EVENT_IOC_ID, &id) == 0 && id == e->id &&
-        read(e->fd, &value, sizeof value) == (ssize_t)sizeof value) {
+    if (cpucycles_perf_fd_ours(e) && read(e->fd, &value, sizeof value) == (ssize_t)sizeof value) {
       count = e->base + (long long)value;
       break;
     }
