@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # image.sh - a bootable Debian kernel and an initramfs for the
-# system-emulation tier (ci/sysemu/README).
+# system-emulation tier (doc/testing.md, "Real kernels").
 #
 #   ci/sysemu/image.sh ARCH DIR
 #
@@ -44,7 +44,9 @@ esac
 libdir=/usr/$triplet/lib
 [ "$arch" = amd64 ] && libdir=/lib/x86_64-linux-gnu
 out=$dir/$arch
-[ -s "$out/kernel" ] && [ -s "$out/initrd" ] && [ "$out/initrd" -nt "$here/init" ] &&
+# (made again when ci/sysemu/init differs from the one it holds, whatever
+# the files' times: a copied image dir once kept an old init)
+[ -s "$out/kernel" ] && [ -s "$out/initrd" ] && cmp -s "$here/init" "$out/init" &&
   [ "$out/initrd" -nt "$here/image.sh" ] && exit 0
 mkdir -p "$dir/debs" "$out"
 
@@ -142,4 +144,5 @@ ln -s lib "$root/lib64" && ln -s . "$root/lib/$triplet"
 echo "root:x:0:0:root:/:/bin/sh" >"$root/etc/passwd"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initrd.tmp"
 mv "$out/initrd.tmp" "$out/initrd"
+cp "$here/init" "$out/init"
 rm -rf "$out/x"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # vm.sh - boot or stop one guest of the system-emulation tier
-# (ci/sysemu/README).
+# (doc/testing.md, "Real kernels").
 #
 #   ci/sysemu/vm.sh start VMDIR IMAGES ARCH SMP CPU "KERNEL ARGS" DIR...
 #   ci/sysemu/vm.sh stop VMDIR
@@ -10,7 +10,8 @@
 # under qemu-system (TCG: nested KVM does not boot on our machines) with
 # SMP CPUs of model CPU (default: the machine's own), shares each DIR at the same path in the guest, and
 # returns once the guest serves jobs from VMDIR/jobs (ci/sysemu/run).
-# The console goes to VMDIR/console.log.  stop powers the guest off.
+# The console goes to VMDIR/console.log, qemu's own messages to
+# VMDIR/qemu.log.  stop powers the guest off.
 set -eu
 cmd=$1 vm=$2
 
@@ -52,7 +53,18 @@ for d in $shares; do
   list="$list${list:+,}s$n:$d"
   n=$((n + 1))
 done
-append="$append panic=-1 sysemu.shares=$list sysemu.jobs=$vm/jobs"
+append="$append panic=-1"
+# The shares' list goes to the guest as the file /shares of a second
+# initramfs archive after the image's (the kernel unpacks both), not on
+# the kernel command line: malta passes only about 210 characters of it
+# (one 256-byte entry of the boot monitor's environment, after
+# "rd_start=... rd_size=..."), and a CI run's paths made 222.
+# (An archive starts on a multiple of 4 bytes: zeros in between are skipped.)
+rm -rf "$vm/initrd.d" && mkdir -p "$vm/initrd.d"
+printf '%s\n' "$list" >"$vm/initrd.d/shares"
+pad=$(( (4 - $(wc -c <"$images/$arch/initrd") % 4) % 4 ))
+{ cat "$images/$arch/initrd"; head -c "$pad" /dev/zero
+  (cd "$vm/initrd.d" && echo shares | cpio -o -H newc --quiet); } >"$vm/initrd"
 memory=1024
 case $arch in
   arm64) qemu=qemu-system-aarch64 console=ttyAMA0 machine="-M virt" ;;
@@ -68,18 +80,23 @@ esac
 # CPU "default": the machine's own model (no -cpu).
 cpuflag="-cpu $cpu"
 [ "$cpu" != default ] || cpuflag=
-rm -f "$vm/console.log"
+rm -f "$vm/console.log" "$vm/pid"
+# In the background, not -daemonize: a daemon's standard error is
+# /dev/null, and qemu's own last words (an assertion, a TCG error) are
+# what says why a guest vanished without a kernel panic on its console.
 # shellcheck disable=SC2086
 $qemu $machine -accel tcg $cpuflag -smp "$smp" -m $memory -no-reboot \
   -display none -monitor none -serial "file:$vm/console.log" \
-  -kernel "$images/$arch/kernel" -initrd "$images/$arch/initrd" \
-  -append "console=$console $append" "$@" -daemonize -pidfile "$vm/pid"
+  -kernel "$images/$arch/kernel" -initrd "$vm/initrd" \
+  -append "console=$console $append" "$@" -pidfile "$vm/pid" \
+  </dev/null >"$vm/qemu.log" 2>&1 &
+qemu_pid=$!
 for _ in $(seq 600); do
   [ -e "$vm/jobs/ready" ] && exit 0
-  kill -0 "$(cat "$vm/pid")" 2>/dev/null || break
+  kill -0 "$qemu_pid" 2>/dev/null || break
   sleep 0.2
 done
-echo "vm.sh: the $arch guest did not come up; its console:" >&2
-tail -n 30 "$vm/console.log" >&2
+echo "vm.sh: the $arch guest did not come up; its console and qemu's messages:" >&2
+tail -n 30 "$vm/console.log" "$vm/qemu.log" >&2
 stop
 exit 1
