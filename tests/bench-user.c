@@ -8,7 +8,12 @@
  * their documentation says) and B is slower, else why not.  A comparison
  * still disturbed in every try is the harness declining to judge, not a
  * failure: under an emulator on one CPU (the tier's arm64-open-smp1,
- * through libcpucycles' stand-in) 5 tries in a row were. */
+ * through libcpucycles' stand-in) 5 tries in a row were.  So is a verdict
+ * from fewer than 4 blocks that is not "slower": the harness judges 2
+ * blocks with Student's t at 1 degree of freedom (63.7 at 99%), and in
+ * the tier's amd64-hpet guest, with 51 of 151 pairs disturbed, 20 times
+ * the work (ratio 19.4) had the interval [-9.0, 47.7].  A user tries again
+ * then too; 4 blocks and more must say "slower". */
 #include <cpucycles-bench.h>
 #include <errno.h>
 #include <stdio.h>
@@ -38,12 +43,16 @@ int main(void)
   }
   cpucycles_bench_format(json, sizeof json, CPUCYCLES_FORMAT_JSON, "loop 1000", &r);
   fputs(json, stdout);
-  /* EAGAIN here: too few undisturbed pairs, the same remedy */
-  for (tries = 0; tries < 5; tries++)
-    if ((rc = cpucycles_bench_compare(loop, &short_loop, loop, &long_loop, 0, &c)) == 0 ||
-        errno != EAGAIN)
+  /* EAGAIN here: too few undisturbed pairs, the same remedy; and the
+   * same for a verdict on too few blocks to tell (see above) */
+  for (tries = 0; tries < 5; tries++) {
+    if ((rc = cpucycles_bench_compare(loop, &short_loop, loop, &long_loop, 0, &c)) != 0) {
+      if (errno != EAGAIN) break;
+    } else if (c.verdict == CPUCYCLES_COMPARE_B_SLOWER || c.blocks >= 4) {
       break;
-  if (rc != 0 && errno == EAGAIN) {
+    }
+  }
+  if (tries == 5) {
     printf("bench-ok %s (the comparison not judged: disturbed in 5 tries)\n",
            cpucycles_implementation());
     return 0;
