@@ -11,7 +11,10 @@
  * Where neither a PMU nor the shim gives an event, it SKIPs.  The shim
  * also plays a PMU that cannot exclude the kernel (riscv's SBI PMU): the
  * event is asked for again counting every mode, and when that fails too,
- * the reason names the errno. */
+ * the reason names the errno.  And the per-thread event every such read
+ * looks up is found in the shared library at a fixed offset from the
+ * thread pointer (initial-exec), as in configure's probe, not through a
+ * call to __tls_get_addr() on each read. */
 #include "cpucycles.h"
 #include "decide.h"
 #include "perf-util.h"
@@ -19,10 +22,11 @@
 #include "tap.h"
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <sys/wait.h>
 
-#define PLAN 14
+#define PLAN 15
 #define BUSY_MS 20
 /* 20 ms of running counts at least this much: nanoseconds (task clock)
  * or cycles (a real PMU at 50 MHz or more). */
@@ -91,6 +95,41 @@ static int wait_killing_after(pid_t pid, int seconds)
   return -1;
 }
 
+/* The test of the thread-local model: DF_STATIC_TLS in the shared
+ * library's dynamic section, which the linker sets for initial-exec
+ * variables and only for them. */
+static void read_tls_is_initial_exec(void)
+{
+  const char *what = "the shared library finds a read's per-thread event at a fixed offset "
+                     "(DF_STATIC_TLS: initial-exec)";
+  const char *top = getenv("top_builddir");
+  char path[4096];
+  struct link_map *map = 0;
+  const ElfW(Dyn) *dyn;
+  unsigned long flags = 0;
+  void *h;
+  if (!counter("amd64-perfpmc") && !counter("arm64-perfpmc") && !counter("riscv64-perfrdcycle") &&
+      !counter("riscv32-perfrdcycle")) {
+    tap_skip(what, "no counter on this target reads a per-thread event in user space");
+    return;
+  }
+#if !defined(__GLIBC__)
+  tap_skip(what, "not glibc: musl's dlopen() refuses initial-exec variables, so they keep the default");
+  return;
+#endif
+  snprintf(path, sizeof path, "%s/.libs/libcpucycles.so", top ? top : ".");
+  h = access(path, R_OK) == 0 ? dlopen(path, RTLD_LAZY | RTLD_LOCAL) : 0;
+  if (!h || dlinfo(h, RTLD_DI_LINKMAP, &map) != 0 || !map) {
+    tap_skip(what, h ? dlerror() : "no shared library in this build");
+    if (h) dlclose(h);
+    return;
+  }
+  for (dyn = map->l_ld; dyn->d_tag != DT_NULL; dyn++)
+    if (dyn->d_tag == DT_FLAGS) flags = (unsigned long)dyn->d_un.d_val;
+  tap_ok((flags & DF_STATIC_TLS) != 0, "%s: DT_FLAGS %#lx", what, flags);
+  dlclose(h);
+}
+
 static void skip_all(const char *why)
 {
   while (tap_count < PLAN) tap_skip("perf counters", why);
@@ -112,6 +151,7 @@ int main(int argc, char **argv)
   perf_util_preload_shim(argv);
   tap_diag("cpucycles %s", cpucycles_version()); /* links the fork handler in */
   tap_plan(PLAN);
+  read_tls_is_initial_exec();
   c = counter("default-perfevent");
   if (!c) {
     skip_all(PERF_UTIL_NONE_REASON);

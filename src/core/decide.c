@@ -8,13 +8,13 @@
 /* The recheck on first use may find a precision this much worse than the
  * build host's before the counter is distrusted: a shared, noisy machine
  * moves the smallest step a little, a broken or trapping counter moves it
- * tenfold and more.  The two figures also come from different programs:
- * configure's probe is an executable, whose per-thread state (the perf
- * counters' events) is at a fixed offset, while the library is a shared
- * object that calls __tls_get_addr for it on every read where the ABI has
- * no TLS descriptors.  On riscv64 (gcc 12) under qemu that call took 42 ns
- * of 62, and riscv64-perfrdcycle's precision from 150 at configure time to
- * 290 here, so with a slack of 2 one process in a few distrusted it. */
+ * tenfold and more.  The two figures come from different programs
+ * (configure's probe is an executable, the library a shared object), so
+ * the library reads the per-thread state of a counter the same way as
+ * the probe, at a fixed offset from the thread pointer (linux-perf.h,
+ * CPUCYCLES_PERF_READ_TLS): when it called __tls_get_addr() on every read,
+ * riscv64-perfrdcycle's step under qemu went from configure's 182 to 260
+ * here, and in one CI run past this slack in 8 processes of 8. */
 #define PRECISION_SLACK 3
 
 /* How far cycles per tick may move before the build's scale is distrusted.

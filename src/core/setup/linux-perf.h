@@ -100,6 +100,22 @@ struct cpucycles_perf_event {
   struct cpucycles_perf_event *next; /* in cpucycles_perf_events */
 };
 
+/* On the per-thread event of a counter read in user space (the *-perfpmc
+ * and *-perfrdcycle ones), which every read looks up.  A shared library's
+ * __thread variable is by default found through __tls_get_addr(), a call
+ * on every access (on riscv64 two calls a read, 42 ns of a 62 ns read
+ * under qemu), while configure's probe, an executable, finds its own at
+ * a fixed offset from the thread pointer.  Initial-exec gives the library
+ * that same fixed offset, so its read costs what configure measured.
+ * glibc keeps room in its static TLS for a dlopen()ed library's
+ * initial-exec variables (here one event, 72 bytes); musl's dlopen()
+ * refuses such a library, so elsewhere the default model stays. */
+#if defined(__GLIBC__) && defined(__PIC__)
+#define CPUCYCLES_PERF_READ_TLS __attribute__((__tls_model__("initial-exec")))
+#else
+#define CPUCYCLES_PERF_READ_TLS
+#endif
+
 /* Every open event of the process (the library's or the probe's copy of
  * this file), for release and fork.  The lock is taken with signals
  * blocked, so a handler cannot wait for its own thread. */
@@ -168,7 +184,6 @@ __attribute__((__noinline__)) static int cpucycles_perf_fd_ours(const struct cpu
 /* Gives back e's page and descriptor; with the lock held.  zero_page
  * replaces the page by zeros instead of unmapping it, for when another
  * thread may still be reading it (the process is exiting). */
-
 CPUCYCLES_COLD static inline void cpucycles_perf_close(struct cpucycles_perf_event *e,
                                                        int zero_page)
 {
