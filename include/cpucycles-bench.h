@@ -234,8 +234,9 @@ CPUCYCLES_API const char *cpucycles_bench_flag_name(unsigned int flag);
  * differ in layout and so covers placement. */
 
 struct cpucycles_compare_options {
-  long long pairs;  /* 0: as many as fit in seconds (at least 200);
-                       else 100 (2 blocks) to 10^8 */
+  long long pairs;  /* 0: as many as fit in seconds, and at least 200
+                       kept (disturbed ones made up for, up to 600
+                       run); else 100 (2 blocks) to 10^8 run */
   double seconds;   /* the time for the pairs when pairs is 0; 0: 0.25;
                        at most 86400 */
   long long calls;  /* calls per timed run (both); 0: automatic */

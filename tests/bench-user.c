@@ -9,11 +9,12 @@
  * still disturbed in every try is the harness declining to judge, not a
  * failure: under an emulator on one CPU (the tier's arm64-open-smp1,
  * through libcpucycles' stand-in) 5 tries in a row were.  So is a verdict
- * from fewer than 4 blocks that is not "slower": the harness judges 2
- * blocks with Student's t at 1 degree of freedom (63.7 at 99%), and in
- * the tier's amd64-hpet guest, with 51 of 151 pairs disturbed, 20 times
- * the work (ratio 19.4) had the interval [-9.0, 47.7].  A user tries again
- * then too; 4 blocks and more must say "slower". */
+ * from fewer than 4 blocks that is not "slower": the harness makes up
+ * for disturbed pairs until 4 blocks are kept, but runs 600 pairs at most
+ * for that, and it judges 2 blocks with Student's t at 1 degree of
+ * freedom (63.7 at 99%), where 20 times the work (ratio 19.4) once had
+ * the interval [-9.0, 47.7].  A user tries again then too; 4 blocks and
+ * more must say "slower". */
 #include <cpucycles-bench.h>
 #include <errno.h>
 #include <stdio.h>

@@ -139,7 +139,7 @@ static void statistics(void)
 /* ---- the comparison on a fake counter: A costs 100 a call, B 101 ---- */
 #define FAKE_READ 30
 static long long fake_now, fake_switches, calls_made, switch_at = -1, last;
-static int a_then_b, b_then_a, every_switch;
+static int a_then_b, b_then_a, every_switch, switch_every;
 
 static long long fake_start(unsigned long long *cpu)
 {
@@ -158,7 +158,8 @@ static const struct cpucycles_bench_clock fake = {fake_start, fake_end, fake_cou
 static void step(long long cost, char who)
 {
   fake_now += cost;
-  if (++calls_made == switch_at || every_switch) fake_switches++;
+  if (++calls_made == switch_at || every_switch || (switch_every && calls_made % switch_every == 0))
+    fake_switches++;
   if (last && last != who) {
     if (last == 'a') a_then_b++;
     else b_then_a++;
@@ -248,7 +249,22 @@ static void fake_runs(void)
   rc = cpucycles_bench_compare_with(&fake, 0, fake_a, 0, fake_b, 0, &o, &r);
   tap_ok(rc == 0 && r.pairs == 1000, "the rate unknown: 1000 pairs (%lld)", r.pairs);
 
+  /* The time up after the first pair: the pairs kept, not the pairs
+   * run, must reach 200 (4 blocks), the disturbed ones made up for. */
+  o.seconds = 1e-6;
+  calls_made = 0, switch_every = 128; /* a switch every other pair */
+  rc = cpucycles_bench_compare_with(&fake, 1000000000, fake_a, 0, fake_b, 0, &o, &r);
+  switch_every = 0;
+  tap_ok(rc == 0 && r.pairs >= 200 && r.blocks >= 4 && r.disturbed >= 100 &&
+             r.pairs + r.disturbed <= 600 && r.verdict == CPUCYCLES_COMPARE_B_SLOWER,
+         "half the pairs disturbed and the time up: run on until 200 are kept (%lld kept, %lld "
+         "blocks, %lld disturbed)", r.pairs, r.blocks, r.disturbed);
   every_switch = 1;
+  errno = 0;
+  rc = cpucycles_bench_compare_with(&fake, 1000000000, fake_a, 0, fake_b, 0, &o, &r);
+  tap_ok(rc == -1 && errno == EAGAIN && r.disturbed == 600,
+         "every pair disturbed and the time up: -1, EAGAIN after 600 pairs run (%lld)", r.disturbed);
+  o.seconds = 0;
   errno = 0;
   rc = cpucycles_bench_compare_with(&fake, 0, fake_a, 0, fake_b, 0, 0, &r);
   every_switch = 0;
@@ -496,7 +512,7 @@ static void square_root(void)
 
 int main(void)
 {
-  tap_plan(37);
+  tap_plan(39);
   square_root();
   statistics();
   unmeasurable_a();
