@@ -53,7 +53,12 @@ for d in $shares; do
   list="$list${list:+,}s$n:$d"
   n=$((n + 1))
 done
-append="$append panic=-1"
+# An oops panics too (oops=panic), so that the guest ends instead of
+# leaving its job hung until run's timeout: Debian sid's riscv64 7.2.13
+# once oopsed in perf_ctx_sched_task_cb() (a NULL pointer, at a context
+# switch) under t-firstcall's 64 threads opening perf events, and that
+# task hung with interrupts disabled while the guest lived on.
+append="$append panic=-1 oops=panic"
 # The shares' list goes to the guest as the file /shares of a second
 # initramfs archive after the image's (the kernel unpacks both), not on
 # the kernel command line: malta passes only about 210 characters of it
