@@ -117,6 +117,7 @@ static int wait_killing_after(pid_t pid, int seconds)
 #define IE_RELOCATION R_RISCV_TLS_TPREL32
 #endif
 
+#if defined(__GLIBC__) && defined(IE_RELOCATION)
 /* How many of the file's relocations (SHT_RELA sections) have the type
  * IE_RELOCATION; -1 when it cannot be read as an ELF file of this class. */
 static long ie_relocations(const char *path)
@@ -146,25 +147,11 @@ static long ie_relocations(const char *path)
   return count;
 }
 
-static void read_tls_is_initial_exec(void)
+static void read_tls_is_initial_exec(const char *what)
 {
-  const char *what = "the shared library finds a read's per-thread event at a fixed offset "
-                     "(an initial-exec relocation)";
   const char *top = getenv("top_builddir");
   char path[4096];
   long found;
-  if (!counter("amd64-perfpmc") && !counter("arm64-perfpmc") && !counter("riscv64-perfrdcycle") &&
-      !counter("riscv32-perfrdcycle")) {
-    tap_skip(what, "no counter on this target reads a per-thread event in user space");
-    return;
-  }
-#if !defined(__GLIBC__)
-  tap_skip(what, "not glibc: musl's dlopen() refuses initial-exec variables, so they keep the default");
-  return;
-#elif !defined(IE_RELOCATION)
-  tap_skip(what, "no initial-exec relocation type known for this architecture here");
-  return;
-#else
   snprintf(path, sizeof path, "%s/.libs/libcpucycles.so", top ? top : ".");
   if (access(path, R_OK) != 0) {
     tap_skip(what, "no shared library in this build");
@@ -172,7 +159,27 @@ static void read_tls_is_initial_exec(void)
   }
   found = ie_relocations(path);
   tap_ok(found > 0, "%s: %ld in %s", what, found, path);
+}
+#else
+static void read_tls_is_initial_exec(const char *what)
+{
+#if !defined(__GLIBC__)
+  tap_skip(what, "not glibc: musl's dlopen() refuses initial-exec variables, so they keep the default");
+#else
+  tap_skip(what, "no initial-exec relocation type known for this architecture here");
 #endif
+}
+#endif
+
+static void read_tls(void)
+{
+  const char *what = "the shared library finds a read's per-thread event at a fixed offset "
+                     "(an initial-exec relocation)";
+  if (!counter("amd64-perfpmc") && !counter("arm64-perfpmc") && !counter("riscv64-perfrdcycle") &&
+      !counter("riscv32-perfrdcycle"))
+    tap_skip(what, "no counter on this target reads a per-thread event in user space");
+  else
+    read_tls_is_initial_exec(what);
 }
 
 static void skip_all(const char *why)
@@ -196,7 +203,7 @@ int main(int argc, char **argv)
   perf_util_preload_shim(argv);
   tap_diag("cpucycles %s", cpucycles_version()); /* links the fork handler in */
   tap_plan(PLAN);
-  read_tls_is_initial_exec();
+  read_tls();
   c = counter("default-perfevent");
   if (!c) {
     skip_all(PERF_UTIL_NONE_REASON);
