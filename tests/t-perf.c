@@ -18,13 +18,13 @@
 #include "cpucycles.h"
 #include "decide.h"
 #include "perf-util.h"
+#include "readfile.h"
 #include "table.h"
 #include "tap.h"
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -119,37 +119,36 @@ static int wait_killing_after(pid_t pid, int seconds)
 
 #if defined(__GLIBC__) && defined(IE_RELOCATION)
 /* How many of the file's relocations (SHT_RELA sections) have the type
- * IE_RELOCATION; -1 when it cannot be read as an ELF file of this class. */
-static long ie_relocations(const char *path)
+ * IE_RELOCATION; -1 with *why when it cannot be read as an ELF file of
+ * this class.  (4 MiB: a library built -O0 -g is some 250 KB.) */
+static long ie_relocations(const char *path, const char **why)
 {
-  FILE *f = fopen(path, "rb");
-  unsigned char *image = 0;
-  long size, count = -1;
-  if (f && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > (long)sizeof(ElfW(Ehdr)) &&
-      fseek(f, 0, SEEK_SET) == 0 && (image = malloc((size_t)size)) &&
-      fread(image, 1, (size_t)size, f) == (size_t)size) {
-    const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)image;
-    const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(image + eh->e_shoff);
-    int i;
-    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_shentsize == sizeof *sh &&
-        eh->e_shoff + (unsigned long)eh->e_shnum * sizeof *sh <= (unsigned long)size) {
-      count = 0;
-      for (i = 0; i < eh->e_shnum; i++) {
-        const ElfW(Rela) *r = (const ElfW(Rela) *)(image + sh[i].sh_offset);
-        unsigned long j, n = sh[i].sh_size / sizeof *r;
-        if (sh[i].sh_type != SHT_RELA || sh[i].sh_offset + sh[i].sh_size > (unsigned long)size) continue;
-        for (j = 0; j < n; j++) count += RELOCATION_TYPE(r[j].r_info) == IE_RELOCATION;
-      }
-    }
+  static char image[4 << 20] __attribute__((__aligned__(16)));
+  const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)image;
+  const ElfW(Shdr) *sh;
+  ssize_t size = cpucycles_readfile(path, image, sizeof image, why);
+  long count = 0;
+  int i;
+  if (size < (ssize_t)sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+      eh->e_shentsize != sizeof *sh ||
+      eh->e_shoff + (unsigned long)eh->e_shnum * sizeof *sh > (unsigned long)size) {
+    if (size >= 0 || !*why) *why = "not an ELF file of this class";
+    return -1;
   }
-  free(image);
-  if (f) fclose(f);
+  sh = (const ElfW(Shdr) *)(image + eh->e_shoff);
+  for (i = 0; i < eh->e_shnum; i++) {
+    const ElfW(Rela) *r = (const ElfW(Rela) *)(image + sh[i].sh_offset);
+    unsigned long j, n = sh[i].sh_size / sizeof *r;
+    if (sh[i].sh_type != SHT_RELA || sh[i].sh_offset + sh[i].sh_size > (unsigned long)size) continue;
+    for (j = 0; j < n; j++) count += RELOCATION_TYPE(r[j].r_info) == IE_RELOCATION;
+  }
   return count;
 }
 
 static void read_tls_is_initial_exec(const char *what)
 {
   const char *top = getenv("top_builddir");
+  const char *why = 0;
   char path[4096];
   long found;
   snprintf(path, sizeof path, "%s/.libs/libcpucycles.so", top ? top : ".");
@@ -157,8 +156,9 @@ static void read_tls_is_initial_exec(const char *what)
     tap_skip(what, "no shared library in this build");
     return;
   }
-  found = ie_relocations(path);
-  tap_ok(found > 0, "%s: %ld in %s", what, found, path);
+  found = ie_relocations(path, &why);
+  tap_ok(found > 0, "%s: %ld in %s%s%s", what, found, path, found < 0 ? ": " : "",
+         found < 0 ? why : "");
 }
 #else
 static void read_tls_is_initial_exec(const char *what)
