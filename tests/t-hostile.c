@@ -11,6 +11,10 @@
  *   cancel       a thread cancelled (deferred) during the first
  *                cpucycles_persecond(), at its open() of
  *                /etc/cpucyclespersecond (made, in a mount namespace)
+ *   cancel-trace a thread with a cancellation pending calls
+ *                cpucycles_tracesetup(), whose measurements sleep and
+ *                whose printf() writes: the library's code has no unwind
+ *                tables (configure.ac), so none of those may act
  *   sigsys       a seccomp trap on a call it makes, whose SIGSYS handler
  *                calls cpucycles(): it re-enters the first call
  *   fork         a signal whose handler makes it, delivered to a forking
@@ -173,6 +177,28 @@ static int case_cancel(void)
   return cpucycles_persecond() == 2500000000LL && counts() ? 0 : 15;
 }
 
+static volatile int traced;
+static void *cancelled_tracer(void *arg)
+{
+  (void)arg;
+  pthread_cancel(pthread_self());
+  cpucycles_tracesetup();
+  traced = 1;
+  pthread_testcancel();
+  return 0;
+}
+
+/* The lines go to /dev/null, not into the TAP output. */
+static int case_cancel_trace(void)
+{
+  pthread_t t;
+  void *result = 0;
+  if (!freopen("/dev/null", "w", stdout)) return 13;
+  if (pthread_create(&t, 0, cancelled_tracer, 0) != 0) return 13;
+  pthread_join(t, &result);
+  return traced && result == PTHREAD_CANCELED && counts() ? 0 : 15;
+}
+
 #if defined(TEST_HAVE_SECCOMP_FILTER) && defined(SECCOMP_RET_TRAP) && defined(SYS_rt_sigaction)
 static volatile long long sigsys_count = -1;
 HANDLER_ALIGN static void sigsys_handler(int signo, siginfo_t *info, void *context)
@@ -319,6 +345,7 @@ static const struct hostile_case cases[] = {
     {case_fullmask, "a handler installed with a full sa_mask"},
     {case_pending, "a thread that blocks every signal with a SIGTRAP pending"},
     {case_cancel, "a thread cancelled during its first cpucycles_persecond()"},
+    {case_cancel_trace, "a thread with a cancellation pending calling cpucycles_tracesetup()"},
     {case_sigsys, "a seccomp trap's SIGSYS handler calling cpucycles() during it"},
     {case_fork, "a signal delivered to a forking thread after the fork handlers' locks"},
 };

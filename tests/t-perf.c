@@ -14,7 +14,11 @@
  * the reason names the errno.  And the per-thread event every such read
  * looks up is found in the shared library at a fixed offset from the
  * thread pointer (initial-exec), as in configure's probe, not through a
- * call to __tls_get_addr() on each read. */
+ * call to __tls_get_addr() on each read.  A thread with a cancellation
+ * pending makes its first reads: the library's code has no unwind tables
+ * (configure.ac), so none of the cancellation points a thread's first read
+ * reaches (the seccomp check's open() and read(), the event's read()) may
+ * act: the reads return, and the thread is cancelled after them. */
 #include "cpucycles.h"
 #include "decide.h"
 #include "perf-util.h"
@@ -28,7 +32,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#define PLAN 15
+#define PLAN 16
 #define BUSY_MS 20
 /* 20 ms of running counts at least this much: nanoseconds (task clock)
  * or cycles (a real PMU at 50 MHz or more). */
@@ -46,6 +50,22 @@ static void *count_busy(void *arg)
   long long *counted = arg, t0 = c->read();
   busy_ms(BUSY_MS);
   *counted = c->read() - t0;
+  return 0;
+}
+
+/* A thread whose own cancellation is pending makes its first two reads
+ * (the first opens its event), then reaches a cancellation point of its
+ * own.  *arg: 1 when both reads returned and the second is later. */
+static void *cancelled_reader(void *arg)
+{
+  const struct cpucycles_counter *c = counter("default-perfevent");
+  long long a, b;
+  pthread_cancel(pthread_self());
+  a = c->read();
+  busy_ms(1);
+  b = c->read();
+  *(volatile int *)arg = b > a ? 1 : 2;
+  pthread_testcancel();
   return 0;
 }
 
@@ -223,6 +243,19 @@ int main(int argc, char **argv)
          "default-perfevent counts a thread's %d ms of work in that thread (%lld)", BUSY_MS, counted);
   tap_ok(perf_fds() == 1, "the thread's event went when the thread exited (%d open now)", perf_fds());
   (void)fds;
+
+  /* A pending cancellation does not act inside the thread's first reads. */
+  {
+    volatile int reads_done = 0;
+    void *thread_result = 0;
+    pthread_create(&thread, 0, cancelled_reader, (void *)&reads_done);
+    pthread_join(thread, &thread_result);
+    tap_ok(reads_done == 1 && thread_result == PTHREAD_CANCELED && perf_fds() == 1,
+           "a thread with a cancellation pending makes its first reads (%s), is cancelled after "
+           "them, and its event goes (%d open now)",
+           reads_done == 1 ? "counted" : reads_done == 2 ? "not counting" : "cancelled in one",
+           perf_fds());
+  }
 
   /* 5: close-on-exec. */
   fd = the_perf_fd();

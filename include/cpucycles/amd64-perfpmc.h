@@ -25,9 +25,10 @@ static inline unsigned long long cpucycles_amd64_perfpmc_rdpmc(unsigned int inde
 #if defined(CPUCYCLES_COUNTER_SETUP)
 #include "linux-perf.h"
 /* One copy per program that sets counters up: the library, or a probe. */
-static __thread struct cpucycles_perf_event cpucycles_amd64_perfpmc_thread CPUCYCLES_PERF_READ_TLS;
-static struct cpucycles_perf_config cpucycles_amd64_perfpmc_config = {
-    .config1 = {0}, .ntries = 1, .need_rdpmc = 1};
+static __thread struct cpucycles_perf_event cpucycles_amd64_perfpmc_thread CPUCYCLES_TLS_MODEL;
+static struct cpucycles_perf_state cpucycles_amd64_perfpmc_state;
+static const struct cpucycles_perf_config cpucycles_amd64_perfpmc_config = {
+    .config1 = {0}, .ntries = 1, .need_rdpmc = 1, .state = &cpucycles_amd64_perfpmc_state};
 
 CPUCYCLES_ALWAYS_INLINE long long cpucycles_amd64_perfpmc_read(void)
 {

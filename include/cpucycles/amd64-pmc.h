@@ -30,7 +30,9 @@ CPUCYCLES_ALWAYS_INLINE long long cpucycles_amd64_pmc_read(void)
 /* The process's event, mapped, whose only job is to make the kernel allow
  * RDPMC in this process (one copy per program: the library, or a probe). */
 static struct cpucycles_perf_event cpucycles_amd64_pmc_event;
-static struct cpucycles_perf_config cpucycles_amd64_pmc_config = {.config1 = {0}, .ntries = 1};
+static struct cpucycles_perf_state cpucycles_amd64_pmc_state;
+static const struct cpucycles_perf_config cpucycles_amd64_pmc_config = {
+    .config1 = {0}, .ntries = 1, .state = &cpucycles_amd64_pmc_state};
 
 CPUCYCLES_COLD static inline int cpucycles_amd64_pmc_setup(struct cpucycles_setup *s)
 {

@@ -46,9 +46,11 @@ static inline unsigned long long cpucycles_arm64_perfpmc_pmc(unsigned int index)
  * config1: bit 1 asks for user access, bit 0 for a 64-bit counter; the
  * second try takes 32 bits, for when the cycle counter is taken and the
  * event counters are not 64 bits wide. */
-static __thread struct cpucycles_perf_event cpucycles_arm64_perfpmc_thread CPUCYCLES_PERF_READ_TLS;
-static struct cpucycles_perf_config cpucycles_arm64_perfpmc_config = {
-    .config1 = {3, 2}, .ntries = 2, .need_rdpmc = 1};
+static __thread struct cpucycles_perf_event cpucycles_arm64_perfpmc_thread CPUCYCLES_TLS_MODEL;
+static struct cpucycles_perf_state cpucycles_arm64_perfpmc_state;
+static const struct cpucycles_perf_config cpucycles_arm64_perfpmc_config = {
+    .config1 = {3, 2}, .ntries = 2, .need_rdpmc = 1,
+    .state = &cpucycles_arm64_perfpmc_state};
 
 CPUCYCLES_ALWAYS_INLINE long long cpucycles_arm64_perfpmc_read(void)
 {

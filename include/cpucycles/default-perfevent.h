@@ -21,9 +21,11 @@ enum { cpucycles_default_perfevent_kind = CPUCYCLES_KIND_SYSCALL };
 #if defined(CPUCYCLES_COUNTER_SETUP)
 #include "linux-perf.h"
 /* One copy per program that sets counters up: the library, or a probe. */
-static __thread struct cpucycles_perf_event cpucycles_default_perfevent_thread;
-static struct cpucycles_perf_config cpucycles_default_perfevent_config = {
-    .config1 = {0}, .ntries = 1, .keep_fd = 1};
+static __thread struct cpucycles_perf_event cpucycles_default_perfevent_thread CPUCYCLES_TLS_MODEL;
+static struct cpucycles_perf_state cpucycles_default_perfevent_state;
+static const struct cpucycles_perf_config cpucycles_default_perfevent_config = {
+    .config1 = {0}, .ntries = 1, .keep_fd = 1,
+    .state = &cpucycles_default_perfevent_state};
 
 CPUCYCLES_ALWAYS_INLINE long long cpucycles_default_perfevent_read(void)
 {

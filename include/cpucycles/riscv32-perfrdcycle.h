@@ -28,9 +28,11 @@ static inline unsigned long long cpucycles_riscv32_perfrdcycle_pmc(unsigned int 
 #if defined(CPUCYCLES_COUNTER_SETUP)
 #include "linux-perf.h"
 /* One copy per program that sets counters up: the library, or a probe. */
-static __thread struct cpucycles_perf_event cpucycles_riscv32_perfrdcycle_thread CPUCYCLES_PERF_READ_TLS;
-static struct cpucycles_perf_config cpucycles_riscv32_perfrdcycle_config = {
-    .config1 = {0}, .ntries = 1, .keep_fd = 1, .need_rdpmc = 1, .need_index = 1};
+static __thread struct cpucycles_perf_event cpucycles_riscv32_perfrdcycle_thread CPUCYCLES_TLS_MODEL;
+static struct cpucycles_perf_state cpucycles_riscv32_perfrdcycle_state;
+static const struct cpucycles_perf_config cpucycles_riscv32_perfrdcycle_config = {
+    .config1 = {0}, .ntries = 1, .keep_fd = 1, .need_rdpmc = 1, .need_index = 1,
+    .state = &cpucycles_riscv32_perfrdcycle_state};
 
 CPUCYCLES_ALWAYS_INLINE long long cpucycles_riscv32_perfrdcycle_read(void)
 {

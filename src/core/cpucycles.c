@@ -26,6 +26,7 @@
 #include "info-abi.h"
 #include "private.h"
 #include "guard.h"
+#include "tls.h"
 #include "table.h"
 #include <errno.h>
 #include <pthread.h>
@@ -79,7 +80,7 @@ CPUCYCLES_COLD void cpucycles_build_plan(struct cpucycles_plan *plan)
 /* The calling thread, as the kernel knows it.  Not a thread-local
  * variable: a child made with clone(CLONE_VM) and no TLS of its own shares
  * its parent's, and would take the parent's decision for its own. */
-static __thread char thread_marker;
+static __thread char thread_marker CPUCYCLES_TLS_MODEL;
 CPUCYCLES_COLD __attribute__((__noinline__)) static long this_thread(void)
 {
 #if defined(__linux__) && defined(SYS_gettid)
@@ -93,7 +94,7 @@ CPUCYCLES_COLD __attribute__((__noinline__)) static long this_thread(void)
  * parent or child handler, while it holds the guard's and the perf
  * registry's locks (its own calls take them again: guard.c,
  * linux-perf.h); forking_from is the process it forks. */
-static __thread int forking_here;
+static __thread int forking_here CPUCYCLES_TLS_MODEL;
 static pid_t forking_from;
 static void take_fork_locks(void);
 static void let_go_fork_locks(void);
@@ -214,7 +215,7 @@ static int ensure_decided(void)
  * from before it takes those locks until it lets them go: a handler that
  * ran in between and made the process's first call would wait for a lock
  * its own thread holds. */
-static __thread struct cpucycles_signal_state mask_before_fork;
+static __thread struct cpucycles_signal_state mask_before_fork CPUCYCLES_TLS_MODEL;
 
 CPUCYCLES_COLD static void take_fork_locks(void)
 {
@@ -249,7 +250,9 @@ CPUCYCLES_COLD static void after_fork_in_parent(void)
  * parent's threads. */
 CPUCYCLES_COLD static void after_fork_in_child(void)
 {
-  int state = __atomic_load_n(&decision_once.state, __ATOMIC_ACQUIRE);
+  int state = __atomic_load_n(&decision_once.state, __ATOMIC_ACQUIRE), cancel_state;
+  /* the counters' setup closes and opens descriptors: cancellation points */
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
   forking_here = 0;
   if (state == DECIDING) __atomic_store_n(&decision_once.state, UNDECIDED, __ATOMIC_RELEASE);
   if (__atomic_load_n(&persecond_once.state, __ATOMIC_ACQUIRE) == DECIDING)
@@ -257,11 +260,28 @@ CPUCYCLES_COLD static void after_fork_in_child(void)
   cpucycles_table_after_fork(state == DECIDED ? decision.index : -1, decision.persecond);
   cpucycles_guard_fork_done();
   cpucycles_restore_signals(&mask_before_fork);
+  pthread_setcancelstate(cancel_state, 0);
 }
+
+/* glibc's pthread_atfork() is a stub in libc_nonshared.a that passes the
+ * library's __dso_handle (so that the handlers go at dlclose()) to
+ * __register_atfork(), an interface the LSB specifies; the stub reaches
+ * it through a PLT of its own, which alone costs the library two sections
+ * and its size budget's margin (HACKING.md).  Called here as the stub
+ * calls it. */
+#if defined(__GLIBC__)
+extern void *__dso_handle;
+extern int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
+                             void *dso_handle);
+#define CPUCYCLES_ATFORK(prepare, parent, child) \
+  __register_atfork(prepare, parent, child, __dso_handle)
+#else
+#define CPUCYCLES_ATFORK pthread_atfork
+#endif
 
 CPUCYCLES_COLD __attribute__((constructor)) static void register_fork_handler(void)
 {
-  pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+  CPUCYCLES_ATFORK(before_fork, after_fork_in_parent, after_fork_in_child);
 }
 
 /* dlclose() or exit: the chosen counter's descriptors and mappings go.  At

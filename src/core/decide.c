@@ -11,10 +11,10 @@
  * tenfold and more.  The two figures come from different programs
  * (configure's probe is an executable, the library a shared object), so
  * the library reads the per-thread state of a counter the same way as
- * the probe, at a fixed offset from the thread pointer (linux-perf.h,
- * CPUCYCLES_PERF_READ_TLS): when it called __tls_get_addr() on every read,
- * riscv64-perfrdcycle's step under qemu went from configure's 182 to 260
- * here, and in one CI run past this slack in 8 processes of 8. */
+ * the probe, at a fixed offset from the thread pointer (tls.h): when it
+ * called __tls_get_addr() on every read, riscv64-perfrdcycle's step under
+ * qemu went from configure's 182 to 260 here, and in one CI run past this
+ * slack in 8 processes of 8. */
 #define PRECISION_SLACK 3
 
 /* How far cycles per tick may move before the build's scale is distrusted.
@@ -71,9 +71,11 @@ CPUCYCLES_COLD static const char *verify_build_counter(const struct cpucycles_co
   }
   if (r->scale > plan->build_scale * (1 + SCALE_SLACK) ||
       r->scale < plan->build_scale * (1 - SCALE_SLACK)) {
-    cpucycles_text_format(d->why, sizeof d->why,
-                          "%s: cycles per tick is %.3f here (persecond %lld), %.3f at build time",
-                          c->name, r->scale, d->persecond, plan->build_scale);
+    cpucycles_text_format(d->why, sizeof d->why, "%s: cycles per tick is ", c->name);
+    cpucycles_text_add_fixed3(d->why, sizeof d->why, r->scale);
+    cpucycles_text_format(d->why, sizeof d->why, " here (persecond %lld), ", d->persecond);
+    cpucycles_text_add_fixed3(d->why, sizeof d->why, plan->build_scale);
+    cpucycles_text_add_str(d->why, sizeof d->why, " at build time");
     return d->why;
   }
   if (plan->build_precision > 0 && r->precision > PRECISION_SLACK * plan->build_precision) {

@@ -7,6 +7,8 @@
 #include "fingerprint.h"
 #include "persecond.h"
 #include "measure.h"
+#include "hidden.h"
+CPUCYCLES_HIDDEN_BEGIN
 
 /* What the build decided (from cpucycles-config.h). */
 struct cpucycles_plan {
@@ -47,6 +49,7 @@ void cpucycles_decide(const struct cpucycles_counter *table, int n,
  * for later when the verified counter does not need them). */
 void cpucycles_decide_persecond(const struct cpucycles_plan *plan, const char *etc_path,
                                 const char *env_value, struct cpucycles_decision *d);
+CPUCYCLES_HIDDEN_END
 
 /* The process's decision and the build's plan live in cpucycles.c. */
 #include "library.h"

@@ -11,9 +11,12 @@
 #ifndef CPUCYCLES_FINGERPRINT_H
 #define CPUCYCLES_FINGERPRINT_H
 #include <stddef.h>
+#include "hidden.h"
+CPUCYCLES_HIDDEN_BEGIN
 
 #define CPUCYCLES_FINGERPRINT_MAX 160
 
 void cpucycles_fingerprint(char *buf, size_t len);
 
+CPUCYCLES_HIDDEN_END
 #endif

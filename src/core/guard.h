@@ -4,6 +4,8 @@
 #ifndef CPUCYCLES_GUARD_H
 #define CPUCYCLES_GUARD_H
 #include <signal.h>
+#include "hidden.h"
+CPUCYCLES_HIDDEN_BEGIN
 
 /* The caller's mask, and whether it was changed (a sandbox may deny it). */
 struct cpucycles_signal_state {
@@ -43,4 +45,5 @@ void cpucycles_guard_fork_done(void);
 /* "faulted with SIGILL (...)" and so on, for messages. */
 const char *cpucycles_fault_reason(int signo);
 
+CPUCYCLES_HIDDEN_END
 #endif

@@ -3,6 +3,8 @@
  * offers the rest of the library, cpucycles-info and the tests. */
 #ifndef CPUCYCLES_LIBRARY_H
 #define CPUCYCLES_LIBRARY_H
+#include "hidden.h"
+CPUCYCLES_HIDDEN_BEGIN
 
 struct cpucycles_decision;
 struct cpucycles_plan;
@@ -17,4 +19,5 @@ void cpucycles_build_plan(struct cpucycles_plan *plan);
  * cpucycles_unit() says it (CPUCYCLES_UNIT_*). */
 int cpucycles_unit_of_kind(int kind);
 
+CPUCYCLES_HIDDEN_END
 #endif

@@ -5,6 +5,8 @@
 #ifndef CPUCYCLES_MEASURE_H
 #define CPUCYCLES_MEASURE_H
 #include "cpucycles/counter.h"
+#include "hidden.h"
+CPUCYCLES_HIDDEN_BEGIN
 
 /* The most counters a table may hold: the size of every array of results
  * (the decision's, configure's choice in probes/choose.c, the tests').
@@ -115,4 +117,5 @@ int cpucycles_select(const struct cpucycles_counter *table, int n, long long per
  * working (it can only tie with it): the same pointer in every result. */
 extern const char cpucycles_reason_not_measured[];
 
+CPUCYCLES_HIDDEN_END
 #endif

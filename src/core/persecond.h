@@ -3,6 +3,8 @@
 #ifndef CPUCYCLES_PERSECOND_H
 #define CPUCYCLES_PERSECOND_H
 #include <stddef.h>
+#include "hidden.h"
+CPUCYCLES_HIDDEN_BEGIN
 
 /* Used when nothing else gives a frequency: in the range of real CPUs and
  * close to multiples of the common 24 MHz, 25 MHz and 19.2 MHz crystals. */
@@ -77,4 +79,5 @@ long long cpucycles_persecond_resolve_with(const char *etc_path, const char *env
                                            long long (*host)(const char **source),
                                            struct cpucycles_persecond_report *report);
 
+CPUCYCLES_HIDDEN_END
 #endif

@@ -3,6 +3,8 @@
 #ifndef CPUCYCLES_TABLE_H
 #define CPUCYCLES_TABLE_H
 #include "measure.h"
+#include "hidden.h"
+CPUCYCLES_HIDDEN_BEGIN
 
 /* In the order of m4/cpucycles_counters.m4's list (configure probes them
  * in that order too), for this target; default-zero is always last. */
@@ -27,4 +29,5 @@ void cpucycles_table_fork_parent(void);
  * chosen counter (or none, -1) up again for the child. */
 void cpucycles_table_after_fork(int chosen, long long persecond);
 
+CPUCYCLES_HIDDEN_END
 #endif

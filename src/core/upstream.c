@@ -17,6 +17,7 @@
 #include "decide.h"
 #include "cpucycles/counter.h"
 #include "table.h"
+#include <pthread.h>
 #include <stdio.h>
 
 long long (*cpucycles)(void) = cpucycles_function;
@@ -37,6 +38,10 @@ CPUCYCLES_COLD void cpucycles_tracesetup(void)
   const struct cpucycles_decision *d = cpucycles_decision();
   int i, n = cpucycles_table_size < CPUCYCLES_MAX_COUNTERS ? cpucycles_table_size
                                                           : CPUCYCLES_MAX_COUNTERS;
+  int cancel_state;
+  /* Its measurements and its printf() are not where the thread is
+   * cancelled: no unwind tables here (configure.ac). */
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
   cpucycles_select(cpucycles_table, n, d->persecond, d->index, results);
   for (i = 0; i < n; i++)
     if (results[i].reason == cpucycles_reason_not_measured)
@@ -48,4 +53,5 @@ CPUCYCLES_COLD void cpucycles_tracesetup(void)
            results[i].available ? results[i].scale : 0.0);
   printf("cpucycles verdict %s\n", d->why);
   fflush(stdout);
+  pthread_setcancelstate(cancel_state, 0);
 }

@@ -16,6 +16,9 @@ CPUCYCLES_UTIL_FN void cpucycles_text_add(char *buf, size_t size, const char *s,
 CPUCYCLES_UTIL_FN void cpucycles_text_add_str(char *buf, size_t size, const char *s);
 /* n in decimal. */
 CPUCYCLES_UTIL_FN void cpucycles_text_add_number(char *buf, size_t size, long long n);
+/* x >= 0 with three decimals, as printf's %.3f ("41.538", enough for
+ * cycles per tick; a negative x is written as 0.000). */
+CPUCYCLES_UTIL_FN void cpucycles_text_add_fixed3(char *buf, size_t size, double x);
 /* fmt with these conversions of printf's, and no others, each appended as
  * above:
  *   %s     a string
@@ -23,9 +26,9 @@ CPUCYCLES_UTIL_FN void cpucycles_text_add_number(char *buf, size_t size, long lo
  *          them as '?', where printf would stop at the first)
  *   %u     an unsigned int; %lld a long long
  *   %08x   an unsigned int in 8 hexadecimal digits (write "0x%08x")
- *   %.3f   a double x >= 0 with three decimals ("41.538", enough for
- *          cycles per tick; a negative x is written as 0.000)
- *   %%     a '%' */
+ *   %%     a '%'
+ * (No %f: a variadic function that takes a double saves every vector
+ * register on entry; cpucycles_text_add_fixed3() appends one.) */
 CPUCYCLES_UTIL_FN void cpucycles_text_format(char *buf, size_t size, const char *fmt, ...)
     CPUCYCLES_UTIL_PRINTF(3, 4);
 
@@ -57,60 +60,54 @@ CPUCYCLES_UTIL_FN void cpucycles_text_add_number(char *buf, size_t size, long lo
   cpucycles_text_add(buf, size, digits + i, sizeof digits - i);
 }
 
+CPUCYCLES_UTIL_FN void cpucycles_text_add_fixed3(char *buf, size_t size, double x)
+{
+  char digits[4];
+  long long n = x < 0 ? 0 : (long long)(x * 1000 + 0.5);
+  int i;
+  cpucycles_text_add_number(buf, size, n / 1000);
+  digits[0] = '.';
+  for (i = 3; i > 0; i--, n /= 10) digits[i] = (char)('0' + n % 10);
+  cpucycles_text_add(buf, size, digits, 4);
+}
+
 CPUCYCLES_UTIL_FN void cpucycles_text_format(char *buf, size_t size, const char *fmt, ...)
 {
   va_list ap;
   const char *from;
   char digits[8];
-  long long n;
-  unsigned int u;
+  unsigned int u = 0;
   int i;
+  char c;
   va_start(ap, fmt);
   for (;;) {
     for (from = fmt; *fmt && *fmt != '%'; fmt++) continue;
     cpucycles_text_add(buf, size, from, (size_t)(fmt - from));
     if (!*fmt++) break;
-    /* the first character after the '%' tells the conversions apart */
-    n = -1;
-    switch (*fmt) {
-    case '.':
-      if (fmt[1] == '3') { /* %.3f */
-        double x = va_arg(ap, double);
-        n = x < 0 ? 0 : (long long)(x * 1000 + 0.5);
-        cpucycles_text_add_number(buf, size, n / 1000);
-        digits[0] = '.';
-        for (i = 3; i > 0; i--, n /= 10) digits[i] = (char)('0' + n % 10);
-        cpucycles_text_add(buf, size, digits, 4);
-        fmt += 3;
-        break;
-      }
-      n = va_arg(ap, int); /* %.*s */
-      fmt += 2;
-      /* fall through */
-    case 's':
-      from = va_arg(ap, const char *);
-      cpucycles_text_add(buf, size, from, n < 0 ? strlen(from) : (size_t)n);
-      fmt++;
-      break;
-    case 'l': /* %lld */
+    /* the first character after the '%' tells the conversions apart; one
+     * va_arg() of each type, each expanded once (the int of %.*s, never
+     * negative here, is read as the unsigned int it equals) */
+    c = *fmt;
+    if (c == 'l') { /* %lld */
       cpucycles_text_add_number(buf, size, va_arg(ap, long long));
       fmt += 3;
-      break;
-    case 'u':
-    case '0': /* %u, %08x */
-      u = va_arg(ap, unsigned int);
-      if (*fmt == 'u') {
-        cpucycles_text_add_number(buf, size, u);
-        fmt++;
-        break;
-      }
+      continue;
+    }
+    if (c == '.' || c == 'u' || c == '0') u = va_arg(ap, unsigned int);
+    if (c == 'u') {
+      cpucycles_text_add_number(buf, size, u);
+      fmt++;
+    } else if (c == '0') { /* %08x */
       for (i = 0; i < 8; i++) digits[i] = "0123456789abcdef"[(u >> (28 - 4 * i)) & 0xf];
       cpucycles_text_add(buf, size, digits, 8);
       fmt += 3;
-      break;
-    default: /* %% */
+    } else if (c == 's' || c == '.') { /* %s, %.*s */
+      from = va_arg(ap, const char *);
+      cpucycles_text_add(buf, size, from, c == '.' ? (size_t)u : strlen(from));
+      fmt += c == '.' ? 3 : 1;
+    } else { /* %% */
       cpucycles_text_add(buf, size, "%", 1);
-      if (*fmt) fmt++;
+      if (c) fmt++;
     }
   }
   va_end(ap);

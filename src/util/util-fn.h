@@ -12,7 +12,12 @@
 #define CPUCYCLES_UTIL_FN_H
 #if defined(CPUCYCLES_UTIL_SHARED)
 #include "cpucycles/counter.h"
+/* hidden like the core's other internal functions (src/core/hidden.h) */
+#if defined(__GNUC__)
+#define CPUCYCLES_UTIL_FN CPUCYCLES_COLD __attribute__((__visibility__("hidden")))
+#else
 #define CPUCYCLES_UTIL_FN CPUCYCLES_COLD
+#endif
 #if defined(CPUCYCLES_UTIL_DEFINE)
 #define CPUCYCLES_UTIL_BODIES 1
 #endif

@@ -67,23 +67,30 @@ static inline long long cpucycles_perf_page_count(volatile struct perf_event_mma
 #include <time.h>
 #include <unistd.h>
 
-/* How a counter wants its events. */
-struct cpucycles_perf_config {
-  unsigned long long config1[2]; /* tried in turn (arm64: 64-bit, then 32-bit) */
-  int ntries;                    /* how many of config1[] */
-  int keep_fd;                   /* keep the descriptor: to read() the
-                                    count, or (riscv) to disable the event
-                                    before its page goes (see
-                                    cpucycles_perf_unplace) */
-  int need_rdpmc;                /* the page must let user space read the PMU */
-  unsigned int need_index;       /* nonzero: and name this counter (the one
-                                    the read reads: riscv's cycle CSR, 1) */
+/* What a perf counter changes as it runs: in .bss, apart from its
+ * constant configuration below. */
+struct cpucycles_perf_state {
   /* A thread whose event cannot be opened counts with CLOCK_MONOTONIC
    * times this (cycles per ns, 32.32), never with a frozen 0. */
   unsigned long long fallback_q32;
   pthread_key_t key;             /* per-thread events: released at thread exit */
   int per_thread;                /* 1 when key exists */
   int used;                      /* an event was ever opened: release has work */
+};
+
+/* How a counter wants its events: constant (the library's writable,
+ * initialized data is a page of its own on disk: HACKING.md). */
+struct cpucycles_perf_config {
+  unsigned long long config1[2]; /* tried in turn (arm64: 64-bit, then 32-bit) */
+  unsigned char ntries;          /* how many of config1[] */
+  unsigned char keep_fd;         /* keep the descriptor: to read() the
+                                    count, or (riscv) to disable the event
+                                    before its page goes (see
+                                    cpucycles_perf_unplace) */
+  unsigned char need_rdpmc;      /* the page must let user space read the PMU */
+  unsigned char need_index;      /* nonzero: and name this counter (the one
+                                    the read reads: riscv's cycle CSR, 1) */
+  struct cpucycles_perf_state *state;
 };
 
 /* One open event: a thread's, or (amd64-pmc, riscv64-perfrdcycle) the
@@ -100,21 +107,10 @@ struct cpucycles_perf_event {
   struct cpucycles_perf_event *next; /* in cpucycles_perf_events */
 };
 
-/* On the per-thread event of a counter read in user space (the *-perfpmc
- * and *-perfrdcycle ones), which every read looks up.  A shared library's
- * __thread variable is by default found through __tls_get_addr(), a call
- * on every access (on riscv64 two calls a read, 42 ns of a 62 ns read
- * under qemu), while configure's probe, an executable, finds its own at
- * a fixed offset from the thread pointer.  Initial-exec gives the library
- * that same fixed offset, so its read costs what configure measured.
- * glibc keeps room in its static TLS for a dlopen()ed library's
- * initial-exec variables (here one event, 72 bytes); musl's dlopen()
- * refuses such a library, so elsewhere the default model stays. */
-#if defined(__GLIBC__) && defined(__PIC__)
-#define CPUCYCLES_PERF_READ_TLS __attribute__((__tls_model__("initial-exec")))
-#else
-#define CPUCYCLES_PERF_READ_TLS
-#endif
+/* The per-thread event of a counter read in user space (the *-perfpmc
+ * and *-perfrdcycle ones), which every read looks up, is at a fixed
+ * offset from the thread pointer (tls.h). */
+#include "tls.h"
 
 /* Every open event of the process (the library's or the probe's copy of
  * this file), for release and fork.  The lock is taken with signals
@@ -124,7 +120,7 @@ static pthread_mutex_t cpucycles_perf_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Set in the thread whose fork() holds the lock (from the prepare handler
  * to the parent's or child's): a program's fork handler in that thread
  * may set a counter up, and must not wait for its own thread. */
-static __thread int cpucycles_perf_held_by_fork;
+static __thread int cpucycles_perf_held_by_fork CPUCYCLES_TLS_MODEL;
 
 static inline void cpucycles_perf_lock_all(sigset_t *saved)
 {
@@ -181,6 +177,17 @@ __attribute__((__noinline__)) static int cpucycles_perf_fd_ours(const struct cpu
   return e->fd >= 0 && ioctl(e->fd, PERF_EVENT_IOC_ID, &id) == 0 && id == e->id;
 }
 
+/* read() and close() as the bare system calls, which unlike the C
+ * library's wrappers are not cancellation points: a thread's last read
+ * and exit, a fork's child and the library's unloading reach these with
+ * cancellation as the program left it, and the library's code has no
+ * unwind tables to cancel through (configure.ac says why).  The system
+ * calls are the ones the wrappers make, so a seccomp filter sees the same. */
+static inline int cpucycles_perf_close_fd(int fd)
+{
+  return (int)syscall(SYS_close, (long)fd);
+}
+
 /* Gives back e's page and descriptor; with the lock held.  zero_page
  * replaces the page by zeros instead of unmapping it, for when another
  * thread may still be reading it (the process is exiting). */
@@ -201,7 +208,7 @@ CPUCYCLES_COLD static inline void cpucycles_perf_close(struct cpucycles_perf_eve
     else
       munmap((void *)e->page, size);
   }
-  if (ours) close(e->fd);
+  if (ours) cpucycles_perf_close_fd(e->fd);
   e->page = 0;
   e->fd = -1;
   e->open = 0;
@@ -303,13 +310,17 @@ static inline int cpucycles_perf_open(struct cpucycles_perf_event *e,
   void *m = MAP_FAILED;
   volatile struct perf_event_mmap_page *pc;
   sigset_t saved;
-  int i, fd = -1, saved_errno = errno;
+  int i, fd = -1, saved_errno = errno, cancel_state;
 
+  /* A thread's first read opens its event here: its open(), read() and
+   * close() must not be where the thread is cancelled (no unwind tables:
+   * configure.ac). */
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
   e->page = 0;
   e->fd = -1;
   e->open = 0;
   e->config = config;
-  ((struct cpucycles_perf_config *)config)->used = 1;
+  config->state->used = 1;
   for (i = 0; i < config->ntries && fd < 0; i++) fd = cpucycles_perf_open_fd(config->config1[i], reason);
   if (fd < 0) goto fail;
   if (!config->keep_fd || config->need_rdpmc) {
@@ -351,9 +362,9 @@ static inline int cpucycles_perf_open(struct cpucycles_perf_event *e,
   e->next = cpucycles_perf_events;
   cpucycles_perf_events = e;
   cpucycles_perf_unlock_all(&saved);
-  if (config->per_thread) pthread_setspecific(config->key, e);
-  errno = saved_errno;
-  return 0;
+  if (config->state->per_thread) pthread_setspecific(config->state->key, e);
+  fd = 0;
+  goto done;
 fail:
   if (m != MAP_FAILED) {
     cpucycles_perf_unplace(fd);
@@ -361,8 +372,11 @@ fail:
   }
   if (fd >= 0) close(fd);
   e->page = 0;
+  fd = -1;
+done:
+  pthread_setcancelstate(cancel_state, 0);
   errno = saved_errno;
-  return -1;
+  return fd;
 }
 
 /* A thread's exit: its event goes, page and descriptor (on riscv the
@@ -389,16 +403,17 @@ CPUCYCLES_COLD static inline void cpucycles_perf_thread_exit(void *arg)
  * twice into the list of events).  Returns 0 or -1 with s->reason. */
 CPUCYCLES_COLD
 static inline int cpucycles_perf_setup_per_thread(struct cpucycles_perf_event *e,
-                                                  struct cpucycles_perf_config *config,
+                                                  const struct cpucycles_perf_config *config,
                                                   struct cpucycles_setup *s)
 {
-  config->fallback_q32 = CPUCYCLES_SCALE_Q32((double)s->persecond / 1e9);
-  if (!config->per_thread) {
-    if (pthread_key_create(&config->key, cpucycles_perf_thread_exit) != 0) {
+  struct cpucycles_perf_state *state = config->state;
+  state->fallback_q32 = CPUCYCLES_SCALE_Q32((double)s->persecond / 1e9);
+  if (!state->per_thread) {
+    if (pthread_key_create(&state->key, cpucycles_perf_thread_exit) != 0) {
       s->reason = "pthread_key_create failed";
       return -1;
     }
-    config->per_thread = 1;
+    state->per_thread = 1;
   }
   if (e->open) return 0;
   e->failed = 0;
@@ -407,12 +422,13 @@ static inline int cpucycles_perf_setup_per_thread(struct cpucycles_perf_event *e
 
 /* Releases every event of config (all threads), or of every config when
  * config is 0, and its thread-exit key; zero_page as cpucycles_perf_close. */
-CPUCYCLES_COLD static inline void cpucycles_perf_release(struct cpucycles_perf_config *config,
+CPUCYCLES_COLD static inline void cpucycles_perf_release(const struct cpucycles_perf_config *config,
                                                          int zero_page)
 {
   struct cpucycles_perf_event **p, *e;
   sigset_t saved;
-  if (config && !config->used && !config->per_thread) return; /* never set up */
+  struct cpucycles_perf_state *state = config ? config->state : 0;
+  if (state && !state->used && !state->per_thread) return; /* never set up */
   cpucycles_perf_lock_all(&saved);
   for (p = &cpucycles_perf_events; (e = *p) != 0;) {
     if (config && e->config != config) {
@@ -421,16 +437,16 @@ CPUCYCLES_COLD static inline void cpucycles_perf_release(struct cpucycles_perf_c
     }
     *p = e->next;
     e->next = 0;
-    if (e->config && e->config->per_thread) {
-      pthread_key_t key = e->config->key;
+    if (e->config && e->config->state->per_thread) {
+      pthread_key_t key = e->config->state->key;
       if (pthread_getspecific(key) == e) pthread_setspecific(key, 0);
     }
     cpucycles_perf_close(e, zero_page);
   }
   cpucycles_perf_unlock_all(&saved);
-  if (config && config->per_thread) {
-    pthread_key_delete(config->key);
-    config->per_thread = 0;
+  if (state && state->per_thread) {
+    pthread_key_delete(state->key);
+    state->per_thread = 0;
   }
 }
 
@@ -462,7 +478,7 @@ CPUCYCLES_COLD static inline void cpucycles_perf_forget_after_fork(void)
       kept = &e->next;
       continue;
     }
-    if (e->fd >= 0) close(e->fd);
+    if (e->fd >= 0) cpucycles_perf_close_fd(e->fd);
     e->fd = -1;
     e->page = 0;
     e->open = 0;
@@ -478,7 +494,8 @@ static inline long long cpucycles_perf_fallback(const struct cpucycles_perf_conf
 {
   struct timespec t;
   if (clock_gettime(CLOCK_MONOTONIC, &t) != 0) return 0;
-  return cpucycles_scale_ticks((long long)t.tv_sec * 1000000000LL + t.tv_nsec, config->fallback_q32);
+  return cpucycles_scale_ticks((long long)t.tv_sec * 1000000000LL + t.tv_nsec,
+                               config->state->fallback_q32);
 }
 
 /* The calling thread's event of config, opened on first use; 0 when it
@@ -524,7 +541,9 @@ static inline long long cpucycles_perf_read_count(struct cpucycles_perf_event *e
       count = cpucycles_perf_fallback(config);
       break;
     }
-    if (cpucycles_perf_fd_ours(e) && read(e->fd, &value, sizeof value) == (ssize_t)sizeof value) {
+    /* the bare system call: no cancellation point (cpucycles_perf_close_fd) */
+    if (cpucycles_perf_fd_ours(e) &&
+        syscall(SYS_read, (long)e->fd, &value, (long)sizeof value) == (long)sizeof value) {
       count = e->base + (long long)value;
       break;
     }
