@@ -53,7 +53,7 @@ for lib in libcpucycles.so.1 libcpucycles-bench.so.0; do
   if [ $lib = libcpucycles.so.1 ] && [ -n "$ref_size" ]; then
     line="$line; libcpucycles' own ($reference): $ref_size bytes, $(exported "$reference") exports: $(awk "BEGIN { printf \"%.2f\", $size / $ref_size }")x"
   elif [ $lib = libcpucycles.so.1 ]; then
-    line="$line; $(awk "BEGIN { printf \"%.2f\", $size / 22700 }")x libcpucycles 20260105 on amd64 (about 22.7 KB; not installed here, LIBCPUCYCLES_SO=FILE names one)"
+    line="$line; $(awk "BEGIN { printf \"%.2f\", $size / 23245 }")x libcpucycles 20260105 on amd64 (about 22.7 KiB, 23245 bytes; not installed here, LIBCPUCYCLES_SO=FILE names one)"
   fi
   echo "$line"
 done
