@@ -11,6 +11,14 @@
 #include "cpucycles.h"
 #include <string.h>
 
+/* A working counter's smallest step is below this many cycles.  A read
+ * made of system calls costs the most: default-perfevent's two (ioctl and
+ * read) measured 142273 and 146634 under qemu's riscv64 on Debian's 7.2.13
+ * kernel (the tier's riscv64-open-smp2 row, on a machine where its
+ * CLOCK_MONOTONIC system call measured 43973), over the 100000 this bound
+ * once was; a stopped counter that jumps once measures about 2 million. */
+#define SANE_PRECISION 500000
+
 /* 1 when configure found the counter available on the build host. */
 static int available_at_build(const char *name)
 {
@@ -57,7 +65,7 @@ int main(void)
     }
     tap_diag("%s: precision %lld, %.0f ticks/s, scale %g", c->name, r.precision, r.measured_hz,
              r.scale);
-    tap_ok(r.precision > 0 && r.precision < 100000 && r.measured_hz > 0,
+    tap_ok(r.precision > 0 && r.precision < SANE_PRECISION && r.measured_hz > 0,
            "%s never decreases, increases, precision %lld is sane", c->name, r.precision);
   }
   return tap_done();
