@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* decide.h - the library's first-call decision: keep the counter configure
  * chose (inline path), or choose again among the compiled counters.
- * Internal, but exported for cpucycles-info and the tests. */
+ * Internal (hidden.h): cpucycles-info reaches it through info-abi.h, the
+ * tests by linking the objects. */
 #ifndef CPUCYCLES_DECIDE_H
 #define CPUCYCLES_DECIDE_H
 #include "fingerprint.h"
