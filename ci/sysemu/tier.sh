@@ -49,11 +49,17 @@
 # cross compilers); image.sh fetches Debian's package lists into
 # $SYSEMU_DIR, apart from the machine's own.  Work goes to $SYSEMU_DIR
 # (default: _sysemu in the current directory); the kernels are downloaded
-# there once.  $SYSEMU_TESTS, when set, is the TESTS list of every arm64
-# and amd64 make check (default: the whole suite); $SYSEMU_SUBSET that of
-# the riscv64, ppc64el, s390x, armhf, i386 and mips64el rows (default: the counter
-# and first-call tests; their TCG is too slow for the whole suite).  Each
-# row prints its wall time.  Exit status 0 when every row passed.
+# there once.  $SYSEMU_TESTS is the TESTS list of every arm64 and amd64
+# make check: by default the tests that need a kernel (the counters, the
+# grant, the choice, the verify, the first call, perf events, signals and
+# the fault guard, seccomp, PR_SET_TSC, AT_SECURE, fork, and the installed
+# library's programs); the rest of the suite (configure, the tools, the
+# harness, the docs) runs once on the host and under qemu-user
+# (ci/cross-matrix.sh), and is no truer under TCG, only 10 to 50 times
+# slower.  SYSEMU_TESTS=all runs the whole suite.  $SYSEMU_SUBSET is the
+# list of the riscv64, ppc64el, s390x, armhf, i386 and mips64el rows
+# (default: the counter and first-call tests; their TCG is slower still).
+# Each row prints its wall time.  Exit status 0 when every row passed.
 set -u
 srcdir=$(cd "$(dirname "$0")/../.." && pwd)
 here=$srcdir/ci/sysemu
@@ -62,6 +68,14 @@ install=no
 if [ "${1:-}" = --install ]; then install=yes; shift; fi
 all="arm64-user0-smp1 arm64-user0-smp2 arm64-open-smp1 arm64-open-smp2 arm64-runtime-smp2 amd64-qemu64 amd64-max amd64-hpet riscv64-smp2 riscv64-open-smp2 ppc64el-smp2 s390x-smp2 armhf-smp2 i386-smp2 mips64el-smp1"
 subset=${SYSEMU_SUBSET:-tests/t-counters tests/t-grant tests/t-choice tests/t-verify tests/t-firstcall tests/t-fallback}
+kernel_tests="tests/t-counters tests/t-grant tests/t-choice tests/t-verify tests/t-firstcall
+  tests/t-fallback tests/t-perf tests/t-chosen tests/t-atfork tests/t-seccomp tests/t-tscoff
+  tests/t-signals tests/t-guard tests/t-hostile tests/t-privileged tests/t-installed.sh"
+case ${SYSEMU_TESTS:-} in
+  '') kernel_tests=$(echo $kernel_tests) ;;
+  all) kernel_tests= ;;
+  *) kernel_tests=$SYSEMU_TESTS ;;
+esac
 rows=${*:-$all}
 for row in $rows; do
   case " $all " in *" $row "*) ;; *) echo "tier.sh: unknown row '$row' (rows: $all)" >&2; exit 2 ;; esac
@@ -161,7 +175,7 @@ rule_kept() {
 }
 
 # check_row ROW DIR EXPECTED [TESTS]: make check (of TESTS when given,
-# else of $SYSEMU_TESTS or the whole suite) and three cpucycles-info runs
+# else of $kernel_tests, or the whole suite when that is empty) and three cpucycles-info runs
 # in the running guest; appends the row.  EXPECTED: case patterns, space
 # separated, of the counters that may be in use.  The time is the row's from its boot
 # ($row_started), else from here.
@@ -175,7 +189,7 @@ rule_kept() {
 # different tests, and none in the same rows run again and again here:
 # doc/testing.md.)
 check_row() {
-  row=$1 dir=$2 expected=$3 tests=${4:-${SYSEMU_TESTS:-}} started=${row_started:-$(date +%s)}
+  row=$1 dir=$2 expected=$3 tests=${4:-$kernel_tests} started=${row_started:-$(date +%s)}
   row_started= death=$build_death build_death=
   rm -f "$dir/failed-$row-console.log" "$dir/failed-$row-console-2.log" "$dir/failed-$row-before-death.log"
   check_row_once
