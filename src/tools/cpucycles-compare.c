@@ -102,11 +102,13 @@ static const char usage[] =
     "  size, stack offset), so that the 99% interval covers code placement\n"
     "  --symbol NAME      the function to compare, void NAME(void *) called\n"
     "                     with a null argument (default benchmark); repeat\n"
-    "                     it for a suite: one row per symbol\n"
+    "                     it for a suite: one row per symbol (each name\n"
+    "                     once, at most 1024 bytes)\n"
     "  --executions N     executions (processes) to measure in, 2 to 1000\n"
     "                     (default 10)\n"
     "  --seconds S        the time of each symbol's comparison in each\n"
-    "                     execution (default 0.5)\n"
+    "                     execution (default 0.5); calls too slow for 200\n"
+    "                     pairs in it get those that fit, at least 100\n"
     "  --tolerance P      exit 1 only when the whole interval is beyond +P%\n"
     "                     (default 0)\n"
     "  --timeout S        the longest a benchmark's call may take, or its\n"
@@ -120,8 +122,9 @@ static const char usage[] =
     "  --help             this text\n"
     "  --version          the version\n"
     "Exit 0 when NEW is not slower, 1 when it is, 2 on an error (a file that\n"
-    "is missing or no shared object, a missing symbol, a bad option, a\n"
-    "benchmark that crashes or does not return).  cpucycles-compare(1).\n";
+    "is missing or no shared object of this machine, a missing symbol, a bad\n"
+    "option, a benchmark that crashes, does not return, or is too slow for\n"
+    "100 pairs in --seconds).  cpucycles-compare(1).\n";
 
 /* ---- what the executions report ---- */
 
