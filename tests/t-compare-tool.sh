@@ -386,10 +386,18 @@ if [ $status -eq 2 ] && grep -q '^cpucycles-compare: benchmark: a call takes .*g
 else
   notok "a 20 ms call, --seconds 0.05: exit $status, want 2 and the --seconds it needs"; show
 fi
-run --executions 2 --seconds 0.14 "$dir/slowish.so" "$dir/slowish.so"
+# (up to 3 attempts: on a busy machine a third of the pairs disturbed, or
+# both timings of a call preempted, may leave too few pairs; a tool that
+# never counts its pairs fails every attempt)
+attempt=0
+while [ $attempt -lt 3 ]; do
+  attempt=$((attempt + 1))
+  run --executions 2 --seconds 0.14 "$dir/slowish.so" "$dir/slowish.so"
+  [ $status -le 1 ] && break
+done
 if [ $status -le 1 ] && row benchmark >/dev/null &&
    grep -q '^(benchmark: [0-9]* pairs in an execution, fewer than the 200 kept when --seconds allows' "$out"; then
-  ok "a 0.4 ms call, --seconds 0.14: a result from fewer pairs, said: $(grep '^(benchmark: ' "$out")"
+  ok "a 0.4 ms call, --seconds 0.14 (attempt $attempt): a result from fewer pairs, said: $(grep '^(benchmark: ' "$out")"
 else
   notok "a 0.4 ms call, --seconds 0.14: exit $status, want a row and the fewer pairs said"; show
 fi

@@ -43,7 +43,10 @@
  *
  * Each execution reports over a pipe, a line at a time; a benchmark that
  * crashes or hangs kills only its execution, and the report says which
- * build, which symbol, and which signal or how long. */
+ * build, which symbol, and which signal or how long.  The parent reads
+ * until the execution ends, not until the pipe closes (a process the
+ * benchmark leaves behind may hold it), and the execution ends with the
+ * parent (a signal's handler, PR_SET_PDEATHSIG). */
 #include "cpucycles-bench.h"
 #include "elf-shift.h"
 #include "format.h"
