@@ -656,6 +656,7 @@ static const int ending_signals[] = {SIGTERM, SIGINT, SIGHUP};
 static int catch_signals(void)
 {
   struct sigaction sa, old;
+  sigset_t set;
   size_t i;
   int k;
   if (pipe(wake) != 0) return -1;
@@ -667,6 +668,10 @@ static int catch_signals(void)
   sa.sa_handler = on_child;
   sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
   if (sigaction(SIGCHLD, &sa, 0) != 0) return -1;
+  /* (blocked by whoever started this, it would never wake poll()) */
+  sigemptyset(&set);
+  sigaddset(&set, SIGCHLD);
+  if (sigprocmask(SIG_UNBLOCK, &set, 0) != 0) return -1;
   sa.sa_handler = on_end;
   sa.sa_flags = 0;
   for (i = 0; i < sizeof ending_signals / sizeof *ending_signals; i++)
@@ -878,7 +883,8 @@ static int run_execution(const struct options *o, const struct self *self, long 
     }
     p[0].fd = wake[0], p[0].events = POLLIN, p[0].revents = 0;
     p[1].fd = fds[0], p[1].events = POLLIN, p[1].revents = 0;
-    if (poll(p, eof ? 1 : 2, left > 1e6 ? 1000000000 : (int)(left * 1000) + 1) < 0) {
+    /* (at least once a second: the end is also looked for without a wake-up) */
+    if (poll(p, eof ? 1 : 2, left > 1 ? 1000 : (int)(left * 1000) + 1) < 0) {
       if (errno == EINTR) continue;
       fprintf(stderr, PROGRAM ": poll: %s\n", strerror(errno));
       timed_out = -1;
