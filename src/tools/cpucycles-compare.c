@@ -445,7 +445,7 @@ static int run_symbols(int nsymbols, char **symbols, void (**fns)(void *), void 
           errno == EAGAIN ? "every try was disturbed (a busy machine?)" : strerror(errno));
       return 2;
     }
-    /* the last word: a pair's seconds when the pairs were counted (fewer
+    /* its last field: a pair's seconds when the pairs were counted (fewer
      * than the harness keeps when the time decides), else 0 */
     say("result %s %.17g %.17g %.17g %.17g %.17g %lld %lld %u %.6g", symbols[i], r.ratio, r.a, r.b,
         r.difference, r.difference_error, r.pairs, r.disturbed, r.flags, co.pairs ? pair : 0.0);
