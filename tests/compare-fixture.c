@@ -5,13 +5,20 @@
  *   -DMARKER=S    a constructor writes "compare-fixture: S loaded" to
  *                 stderr (each build is seen to be loaded)
  *   -DCRASH       benchmark() raises SIGSEGV
- *   -DHANG        benchmark() never returns
+ *   -DHANG        benchmark() never returns (its process's pid written to
+ *                 the file $COMPARE_FIXTURE_PIDFILE names, if set)
+ *   -DSLOW_US=N   benchmark() takes N microseconds (a busy wait)
+ *   -DHELPER      benchmark()'s first call starts `sleep 10 &` (system())
+ *   -DFORKER      benchmark()'s first call forks a child that sleeps 10 s
  * The work is done by compare_fixture_work(), exported and called through
  * the PLT: were two builds with one soname loaded into one namespace, the
  * second's benchmark() would bind to the first's work (same cost), and NEW
  * at 3 times OLD's work would measure as OLD. */
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef WORK
@@ -32,7 +39,27 @@ void benchmark(void *arg)
 #if defined(CRASH)
   raise(SIGSEGV);
 #elif defined(HANG)
+  const char *name = getenv("COMPARE_FIXTURE_PIDFILE");
+  FILE *f = name ? fopen(name, "w") : 0;
+  if (f) fprintf(f, "%ld\n", (long)getpid()), fclose(f);
   for (;;) pause();
+#elif defined(SLOW_US)
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  do clock_gettime(CLOCK_MONOTONIC, &t);
+  while ((t.tv_sec - t0.tv_sec) * 1000000L + (t.tv_nsec - t0.tv_nsec) / 1000 < SLOW_US);
+#elif defined(HELPER) || defined(FORKER)
+  static int started;
+  if (!started++) {
+#if defined(HELPER)
+    if (system("sleep 10 &") != 0) return;
+#else
+    if (fork() == 0) {
+      sleep(10);
+      _exit(0);
+    }
+#endif
+  }
 #endif
   compare_fixture_work(WORK);
 }

@@ -14,7 +14,17 @@
 # their pages that vary, are multiples of the step, and keep every address
 # right (tests/compare-moved.c aborts if one is wrong), an object with a
 # page-aligned section loaded unmoved with the reason in the output, and
-# --no-copy said there too (elsewhere: nothing moved, and said).  Only what noise cannot change is asserted (tests/README.md):
+# --no-copy said there too (elsewhere: nothing moved, and said).  Hostile
+# conditions: a benchmark that leaves a process behind (system("... &"),
+# fork) holds nothing up; stderr closed, or stdin and stdout, the run works
+# and its report stays inside; SIGTERM ends the execution with the tool; a
+# FIFO refused without blocking; a 20 ms call with --seconds 0.05 refused
+# with the --seconds it needs, a 0.4 ms one measured in fewer pairs, said;
+# without /proc, started through PATH: works with --no-copy, says why
+# not without; started as ld.so cpucycles-compare; --symbol twice and over
+# 1024 bytes refused, of 1024 bytes measured; a path with a newline and an
+# escape sequence relayed as one clean line; another machine's object
+# named as such.  Only what noise cannot change is asserted (tests/README.md):
 # 3 times the work, interleaved in every execution, and tolerances of 50%.
 # The shared objects are tests/compare-fixture.c, compiled here with $CC.
 set -u
@@ -27,14 +37,17 @@ out=$dir/out err=$dir/err
 quick="--executions 3 --seconds 0.05"
 # each run bounded, whatever the tool does: a hang is a failure, not a stuck suite
 if command -v timeout >/dev/null 2>&1; then bounded="timeout 120"; else bounded=; fi
+total=53
 
-echo "1..37"
+echo "1..$total"
 if [ -n "${CPUCYCLES_PROBE_RUNNER:-}" ]; then
   # the tool execs itself, which a user-mode emulator's guest may not do
-  i=0; while [ $i -lt 37 ]; do skip "cpucycles-compare" "run through a probe runner"; i=$((i + 1)); done
+  i=0; while [ $i -lt $total ]; do skip "cpucycles-compare" "run through a probe runner"; i=$((i + 1)); done
   exit 0
 fi
 
+# a symbol's name of 1024 bytes, the longest --symbol takes
+long=$(printf '%01024d' 0 | tr 0 L)
 fixture() { # name soname flags...
   name=$1 soname=$2; shift 2
   ${CC:-cc} -O2 -shared -fPIC -Wl,-soname,$soname "$@" -o "$dir/$name" "$top_srcdir/tests/compare-fixture.c" \
@@ -46,12 +59,18 @@ if ! { fixture one.so libsame.so.1 -DWORK=1000 -DMARKER=v1 &&
        fixture half.so libhalf.so.1 -DWORK=1500 &&
        fixture crash.so libcrash.so.1 -DCRASH &&
        fixture hang.so libhang.so.1 -DHANG &&
+       fixture helper.so libhelper.so.1 -DHELPER &&
+       fixture forker.so libforker.so.1 -DFORKER &&
+       fixture slow.so libslow.so.1 -DSLOW_US=20000 &&
+       fixture slowish.so libslowish.so.1 -DSLOW_US=400 &&
+       fixture long1.so liblong.so.1 -DWORK=1000 -Dother=$long &&
+       fixture long3.so liblong.so.1 -DWORK=3000 -Dother=$long &&
        ${CC:-cc} -O2 -shared -fPIC -o "$dir/moved.so" "$top_srcdir/tests/compare-moved.c" >"$dir/cc.log" 2>&1 &&
        ${CC:-cc} -O2 -shared -fPIC -DPAGE_ALIGNED -o "$dir/paged.so" "$top_srcdir/tests/compare-moved.c" \
          >"$dir/cc.log" 2>&1 &&
        ${CC:-cc} -c -fPIC -o "$dir/object.o" "$top_srcdir/tests/compare-fixture.c"; }; then
   sed 's/^/# /' "$dir/cc.log"
-  i=0; while [ $i -lt 37 ]; do skip "cpucycles-compare" "$CC builds no shared object here"; i=$((i + 1)); done
+  i=0; while [ $i -lt $total ]; do skip "cpucycles-compare" "$CC builds no shared object here"; i=$((i + 1)); done
   exit 0
 fi
 echo 'not a shared object' >"$dir/text.so"
@@ -203,6 +222,7 @@ for r in d["results"]:
     assert r["new_cycles"] > r["old_cycles"] > 0, r
     assert 0 <= r["placement_share"] <= 1 and r["placement_sd"] >= 0 and r["within_sd"] >= 0, r
     assert len(r["execution_ratios"]) == 3, r
+    assert r["pairs"] >= 200, r
 ' "$out" 2>"$dir/py"; then
     ok "--json: strict JSON (python3's json.loads, no NaN) with its fields"
   else
@@ -290,6 +310,165 @@ if [ $status -le 1 ] && grep -q "^the 99% intervals cover the noise within each 
 else
   notok "the text's coverage line: exit $status, want '$want'"; show
 fi
+
+# ---- hostile conditions ----
+# the tool as a program of its own, its libraries found: "$@" runs in sh
+# with $0 the tool's real file (libtool's wrapper would not be run so)
+direct() { # script args...: the script runs with $0 the tool
+  script=$1; shift
+  start=$(date +%s)
+  $bounded $top_builddir/libtool --mode=execute ${CPUCYCLES_PROBE_RUNNER:-} sh -c "$script" \
+    "$top_builddir/cpucycles-compare" "$@" >"$out" 2>"$err"; status=$?
+  took=$(($(date +%s) - start))
+}
+protocol='^\(step\|result\|placement\|done\|error\) '
+
+# a helper process started by the benchmark holds no pipe of the tool's:
+# the run ends with its execution, not with the helper, nor --timeout
+for kind in helper forker; do
+  run $quick --timeout 5 "$dir/one.so" "$dir/$kind.so"
+  if [ $status -le 1 ] && row benchmark >/dev/null && ! grep -q 'killed' "$err"; then
+    ok "a benchmark that leaves a process behind ($kind): exit $status, results"
+  else
+    notok "a benchmark that leaves a process behind ($kind): exit $status, want 0 or 1 and a row"; show
+  fi
+done
+
+# closed standard descriptors: the run works, and the report stays inside
+direct 'exec "$0" "$@" 2>&-' $quick "$dir/one.so" "$dir/three.so"
+if [ $status -eq 1 ] && row benchmark | grep -q ' slower$'; then
+  ok "stderr closed: the run works, exit 1, slower"
+else
+  notok "stderr closed: exit $status, want 1 and a slower row"; show
+fi
+direct 'exec "$0" "$@" <&- >&-' $quick "$dir/third.so" "$dir/one.so"
+if [ $status -eq 1 ] && ! grep -q "$protocol" "$err"; then
+  ok "stdin and stdout closed: exit 1, no report line on stderr"
+else
+  notok "stdin and stdout closed: exit $status, want 1 and nothing of the report on stderr"; show
+fi
+
+# SIGTERM ends the execution with the tool (the benchmark never returns)
+alive() { # pid: running (a zombie is not)
+  if [ -r "/proc/$1/stat" ]; then
+    case $(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null) in '' | Z* | X*) return 1 ;; esac
+    return 0
+  fi
+  kill -0 "$1" 2>/dev/null
+}
+rm -f "$dir/pid"
+COMPARE_FIXTURE_PIDFILE=$dir/pid $tool $quick --timeout 100 "$dir/one.so" "$dir/hang.so" >"$out" 2>"$err" &
+toolpid=$!
+i=0; while [ ! -s "$dir/pid" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+execpid=$(cat "$dir/pid" 2>/dev/null)
+kill -TERM $toolpid 2>/dev/null
+wait $toolpid; status=$?
+i=0; while [ -n "$execpid" ] && alive "$execpid" && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if [ -n "$execpid" ] && [ $status -eq 143 ] && ! alive "$execpid"; then
+  ok "SIGTERM: the tool ends by it (status $status), and its execution with it"
+else
+  notok "SIGTERM: status $status (want 143), execution '${execpid:-none}' $(alive "${execpid:-0}" && echo still running)"; show
+  [ -n "$execpid" ] && kill -KILL "$execpid" 2>/dev/null
+fi
+
+# a FIFO is refused, not opened (its open would wait for a writer)
+mkfifo "$dir/fifo" 2>/dev/null || : >"$dir/fifo"
+keep_bounded=$bounded
+if [ -n "$bounded" ]; then bounded="timeout 20"; fi
+refused "a FIFO" "NEW .*/fifo: not a regular file" $quick "$dir/one.so" "$dir/fifo"
+bounded=$keep_bounded
+
+# slow calls: the pairs that fit in --seconds, or the time needed said
+run $quick --timeout 3 "$dir/one.so" "$dir/slow.so"
+if [ $status -eq 2 ] && grep -q '^cpucycles-compare: benchmark: a call takes .*give --seconds [0-9.]* or more' "$err" &&
+   ! grep -q killed "$err"; then
+  ok "a 20 ms call, --seconds 0.05: exit 2, $(grep '^cpucycles-compare: ' "$err")"
+else
+  notok "a 20 ms call, --seconds 0.05: exit $status, want 2 and the --seconds it needs"; show
+fi
+# (up to 3 attempts: on a busy machine a third of the pairs disturbed, or
+# both timings of a call preempted, may leave too few pairs; a tool that
+# never counts its pairs fails every attempt)
+attempt=0
+while [ $attempt -lt 3 ]; do
+  attempt=$((attempt + 1))
+  run --executions 2 --seconds 0.14 "$dir/slowish.so" "$dir/slowish.so"
+  [ $status -le 1 ] && break
+done
+if [ $status -le 1 ] && row benchmark >/dev/null &&
+   grep -q '^(benchmark: [0-9]* pairs in an execution, fewer than the 200 kept when --seconds allows' "$out"; then
+  ok "a 0.4 ms call, --seconds 0.14 (attempt $attempt): a result from fewer pairs, said: $(grep '^(benchmark: ' "$out")"
+else
+  notok "a 0.4 ms call, --seconds 0.14: exit $status, want a row and the fewer pairs said"; show
+fi
+
+# without /proc (a tmpfs over it, in a mount namespace of its own),
+# started by name through PATH
+if case " ${CFLAGS:-} " in *-fsanitize=*) true ;; *) false ;; esac; then
+  skip "no /proc, --no-copy" "a sanitizer needs /proc"; skip "no /proc, copies" "a sanitizer needs /proc"
+elif ! command -v unshare >/dev/null 2>&1 || ! unshare -rm sh -c 'mount -t tmpfs none /proc' >/dev/null 2>&1; then
+  skip "no /proc, --no-copy" "no mount namespace here"; skip "no /proc, copies" "no mount namespace here"
+else
+  # (from / : a name not found through PATH must not be found in the
+  # current directory, the build's, where libtool's wrapper has that name)
+  noproc='bin=$(cd "${0%/*}" && pwd) && cd / &&
+    PATH=$bin:$PATH exec unshare -rm sh -c '\''mount -t tmpfs none /proc && exec "$@"'\'' sh "${0##*/}" "$@"'
+  direct "$noproc" --no-copy $quick "$dir/one.so" "$dir/three.so"
+  if [ $status -eq 1 ] && row benchmark | grep -q ' slower$'; then
+    ok "no /proc, started through PATH, --no-copy: works, exit 1, slower"
+  else
+    notok "no /proc, started through PATH, --no-copy: exit $status, want 1 and a slower row"; show
+  fi
+  direct "$noproc" $quick "$dir/one.so" "$dir/three.so"
+  if [ $status -eq 2 ] && grep -q '^cpucycles-compare: .*/proc/self/fd.*give --no-copy' "$err"; then
+    ok "no /proc, fresh copies: exit 2, $(grep '^cpucycles-compare: ' "$err")"
+  else
+    notok "no /proc, fresh copies: exit $status, want 2 and why"; show
+  fi
+fi
+
+# started through the dynamic loader by name: the executions are too
+interp=$(readelf -lW "$top_builddir/.libs/cpucycles-compare" 2>/dev/null | sed -n 's/.*interpreter: \(.*\)]$/\1/p')
+if [ -z "$interp" ] || [ ! -x "$interp" ]; then
+  skip "started as ld.so cpucycles-compare" "no dynamic loader found (readelf)"
+else
+  direct '"$1" "$0" '"$quick"' "$2" "$3"' "$interp" "$dir/one.so" "$dir/three.so"
+  if [ $status -eq 1 ] && row benchmark | grep -q ' slower$'; then
+    ok "started as $interp cpucycles-compare: works, exit 1, slower"
+  else
+    notok "started as $interp cpucycles-compare: exit $status, want 1 and a slower row"; show
+  fi
+fi
+
+# symbols: each named once, at most 1024 bytes (a report line holds one)
+refused "--symbol named twice" "--symbol 'benchmark': named twice" \
+  $quick --symbol benchmark --symbol benchmark "$dir/one.so" "$dir/three.so"
+refused "--symbol over 1024 bytes" "--symbol: a name over 1024 bytes" \
+  $quick --symbol "${long}L" "$dir/one.so" "$dir/three.so"
+run $quick --symbol "$long" "$dir/long1.so" "$dir/long3.so"
+if [ $status -eq 1 ] && row "$long" | grep -q ' slower$'; then
+  ok "--symbol of 1024 bytes: measured, exit 1, slower"
+else
+  notok "--symbol of 1024 bytes: exit $status, want 1 and a slower row"; show
+fi
+
+# a path with a newline and an escape sequence, in a relayed error
+odd="$dir/odd
+$(printf '\033')[31m.so"
+cp "$dir/third.so" "$odd"
+run $quick --symbol nosuch "$odd" "$dir/third.so"
+if [ $status -eq 2 ] && [ "$(grep -c '' "$err")" -eq 1 ] && grep -q "^cpucycles-compare: OLD .*/odd??\[31m\.so: no symbol nosuch$" "$err"; then
+  ok "a path with a newline and an escape, relayed: one line, cleaned: $(cat "$err")"
+else
+  notok "a path with a newline and an escape, relayed: exit $status, want 2 and one clean line"; show | cat -v
+fi
+
+# another machine's object: named, before any execution
+cp "$dir/one.so" "$dir/foreign.so"
+if [ $x86_64 = 1 ]; then machine='\267\000' want="built for aarch64 (64-bit, little-endian); this tool runs x86-64 (64-bit, little-endian) objects"
+else machine='\076\000' want="built for .*; this tool runs .* objects"; fi
+printf "$machine" | dd of="$dir/foreign.so" bs=1 seek=18 conv=notrunc 2>/dev/null
+refused "another machine's object" "NEW .*/foreign.so: $want" $quick "$dir/one.so" "$dir/foreign.so"
 
 # ---- the page documents every option of the usage text ----
 usage=$(sed -n '/^static const char usage/,/;$/p' "$top_srcdir/src/tools/cpucycles-compare.c" |

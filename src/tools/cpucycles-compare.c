@@ -43,7 +43,10 @@
  *
  * Each execution reports over a pipe, a line at a time; a benchmark that
  * crashes or hangs kills only its execution, and the report says which
- * build, which symbol, and which signal or how long. */
+ * build, which symbol, and which signal or how long.  The parent reads
+ * until the execution ends, not until the pipe closes (a process the
+ * benchmark leaves behind may hold it), and the execution ends with the
+ * parent (a signal's handler, PR_SET_PDEATHSIG). */
 #include "cpucycles-bench.h"
 #include "elf-shift.h"
 #include "format.h"
@@ -64,6 +67,11 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <link.h>
+#include <sys/auxv.h>
+#include <sys/prctl.h>
+#endif
 
 extern char **environ;
 
@@ -74,7 +82,18 @@ extern char **environ;
 #define PAD_VARIABLE "CPUCYCLES_COMPARE_PAD"
 #define PAD_MAX 4096   /* bytes of environment padding, at most */
 #define STACK_MAX 4096 /* bytes of stack taken before measuring, at most */
-#define LINE_MAX_ 1024 /* a line of an execution's report */
+#define SYMBOL_MAX 1024 /* bytes of a --symbol name: a line of the report holds it */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+/* a line of an execution's report: a path (PATH_MAX), a symbol and words */
+#define LINE_MAX_ 8192
+/* cpucycles-bench.h: a comparison whose time decides keeps at least 200
+ * pairs; one with a count asked for takes at least 100 (2 blocks) */
+#define HARNESS_MIN_PAIRS 200
+#define HARNESS_FEWEST_PAIRS 100
+/* calls the harness makes before its pairs, in pairs of calls: 8 pairs to
+ * warm up, and choosing the calls per run times up to 8 runs of each */
+#define SETUP_PAIRS 16
 #define PROGRESS_AFTER 2.0 /* seconds: a run expected to be longer shows progress */
 #define EAGAIN_TRIES 3
 
@@ -86,11 +105,13 @@ static const char usage[] =
     "  size, stack offset), so that the 99% interval covers code placement\n"
     "  --symbol NAME      the function to compare, void NAME(void *) called\n"
     "                     with a null argument (default benchmark); repeat\n"
-    "                     it for a suite: one row per symbol\n"
+    "                     it for a suite: one row per symbol (each name\n"
+    "                     once, at most 1024 bytes)\n"
     "  --executions N     executions (processes) to measure in, 2 to 1000\n"
     "                     (default 10)\n"
     "  --seconds S        the time of each symbol's comparison in each\n"
-    "                     execution (default 0.5)\n"
+    "                     execution (default 0.5); calls too slow for 200\n"
+    "                     pairs in it get those that fit, at least 100\n"
     "  --tolerance P      exit 1 only when the whole interval is beyond +P%\n"
     "                     (default 0)\n"
     "  --timeout S        the longest a benchmark's call may take, or its\n"
@@ -104,8 +125,9 @@ static const char usage[] =
     "  --help             this text\n"
     "  --version          the version\n"
     "Exit 0 when NEW is not slower, 1 when it is, 2 on an error (a file that\n"
-    "is missing or no shared object, a missing symbol, a bad option, a\n"
-    "benchmark that crashes or does not return).  cpucycles-compare(1).\n";
+    "is missing or no shared object of this machine, a missing symbol, a bad\n"
+    "option, a benchmark that crashes, does not return, or is too slow for\n"
+    "100 pairs in --seconds).  cpucycles-compare(1).\n";
 
 /* ---- what the executions report ---- */
 
@@ -115,6 +137,7 @@ struct measured {    /* one symbol in one execution */
   double difference, difference_error;
   long long pairs, disturbed;
   unsigned int flags;
+  double pair_seconds; /* a pair's, when its pairs were counted (slow calls); else 0 */
 };
 
 struct options {
@@ -132,8 +155,14 @@ static const char *build_path(const struct options *o, int new) { return new ? o
 
 static int report_fd = -1;
 
+/* How a path or name is printed: control bytes as '?' (a newline would
+ * cut a report line or a message, an escape sequence reach a terminal). */
+static char clean_char(char c) { return (unsigned char)c < 0x20 || c == 0x7f ? '?' : c; }
+static void put_clean(FILE *f, const char *s);
+
 /* A line to the parent; the pipe is its only channel (a benchmark's own
- * output goes to stderr, never to the parent's stdout). */
+ * output goes to stderr, never to the parent's stdout).  What it holds is
+ * cleaned (dlerror()'s text holds a path): one line is one line. */
 static void say(const char *format, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *format, ...)
 {
@@ -147,6 +176,8 @@ static void say(const char *format, ...)
   va_end(ap);
   if (len < 0) return;
   n = (size_t)len < sizeof line - 2 ? (size_t)len : sizeof line - 2;
+  for (done = 0; done < n; done++) line[done] = clean_char(line[done]);
+  done = 0;
   line[n++] = '\n';
   while (done < n) {
     w = write(report_fd, line + done, n - done);
@@ -347,23 +378,65 @@ static void trampolines(void (**fns)(void *), void (**saved)(void *), int n, uns
 #endif
 }
 
+static double now(void);
+
+/* One call of fn alone, in seconds; the step is said first, so that a
+ * call that crashes or hangs is named. */
+static double call_alone(const char *label, const char *symbol, void (*fn)(void *))
+{
+  double t;
+  say("step call %s %s", label, symbol);
+  t = now();
+  fn(0);
+  return now() - t;
+}
+
 static int run_symbols(int nsymbols, char **symbols, void (**fns)(void *), void (**entries)(void *),
                        double seconds)
 {
   struct cpucycles_compare_options co;
   struct cpucycles_compare_result r;
+  double old_call, new_call, pair;
+  long long fit;
   int i, tries, rc;
-  memset(&co, 0, sizeof co);
-  co.seconds = seconds;
   for (i = 0; i < nsymbols; i++) {
+    memset(&co, 0, sizeof co);
+    co.seconds = seconds;
     /* one call of each alone first: a build that crashes or hangs is
      * then named, not lost in the interleaving */
-    say("step call OLD %s", symbols[i]);
-    fns[2 * i](0);
-    say("step call NEW %s", symbols[i]);
-    fns[2 * i + 1](0);
-    say("step measure %s", symbols[i]);
+    old_call = call_alone("OLD", symbols[i], fns[2 * i]);
+    new_call = call_alone("NEW", symbols[i], fns[2 * i + 1]);
+    /* The harness keeps at least 200 pairs however long they take: a
+     * slow function would overrun --seconds by far (a 200 ms call: 80 s,
+     * and a --timeout's kill).  Where 200 do not fit, the pairs that fit
+     * are asked for (at least 100: 2 blocks); where not even those fit,
+     * the time it would take is said.  A slow first call may be a cold
+     * one: the estimate is the faster of two. */
+    if ((old_call + new_call) * (HARNESS_MIN_PAIRS + SETUP_PAIRS) > seconds) {
+      double t = call_alone("OLD", symbols[i], fns[2 * i]);
+      if (t < old_call) old_call = t;
+      t = call_alone("NEW", symbols[i], fns[2 * i + 1]);
+      if (t < new_call) new_call = t;
+    }
+    pair = old_call + new_call;
+    if (pair * (HARNESS_MIN_PAIRS + SETUP_PAIRS) > seconds) {
+      fit = (long long)(seconds / pair) - SETUP_PAIRS;
+      if (fit < HARNESS_FEWEST_PAIRS) {
+        say("error %s: a call takes %.3g s (OLD) and %.3g s (NEW): the fewest pairs a comparison "
+            "takes (%d, and %d to set up) need %.3g s: give --seconds %.3g or more",
+            symbols[i], old_call, new_call, HARNESS_FEWEST_PAIRS, SETUP_PAIRS,
+            pair * (HARNESS_FEWEST_PAIRS + SETUP_PAIRS),
+            1.05 * pair * (HARNESS_FEWEST_PAIRS + SETUP_PAIRS));
+        return 2;
+      }
+      co.pairs = fit;
+      /* a run of one call spans a counter's steps many times over: the
+       * harness need not time runs of 1, 2, 4... calls to find that */
+      if (old_call >= 1e-3 && new_call >= 1e-3) co.calls = 1;
+    }
     for (tries = 0; tries < EAGAIN_TRIES; tries++) {
+      /* each try may take the time: the parent's deadline starts again */
+      say("step measure %s", symbols[i]);
       rc = cpucycles_bench_compare(entries[2 * i], 0, entries[2 * i + 1], 0, &co, &r);
       if (rc == 0 || errno != EAGAIN) break;
     }
@@ -372,8 +445,10 @@ static int run_symbols(int nsymbols, char **symbols, void (**fns)(void *), void 
           errno == EAGAIN ? "every try was disturbed (a busy machine?)" : strerror(errno));
       return 2;
     }
-    say("result %s %.17g %.17g %.17g %.17g %.17g %lld %lld %u", symbols[i], r.ratio, r.a, r.b,
-        r.difference, r.difference_error, r.pairs, r.disturbed, r.flags);
+    /* its last field: a pair's seconds when the pairs were counted (fewer
+     * than the harness keeps when the time decides), else 0 */
+    say("result %s %.17g %.17g %.17g %.17g %.17g %lld %lld %u %.6g", symbols[i], r.ratio, r.a, r.b,
+        r.difference, r.difference_error, r.pairs, r.disturbed, r.flags, co.pairs ? pair : 0.0);
   }
   say("done");
   return 0;
@@ -398,6 +473,9 @@ static int execution(int argc, char **argv)
   seconds = cpucycles_parse_decimal(argv[6], &end);
   paths[0] = argv[7], paths[1] = argv[8];
   if (report_fd < 0 || stack < 0 || stack >= STACK_MAX || !(seconds > 0)) return 2;
+  /* inherited to be written here, and nowhere else: a helper a benchmark
+   * starts (system("... &")) must not hold the parent's pipe open */
+  if (fcntl(report_fd, F_SETFD, FD_CLOEXEC) != 0) return 2;
   /* a benchmark's output goes to stderr: stdout may be JSON */
   if (dup2(2, 1) < 0) return 2;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -458,13 +536,150 @@ static unsigned long long rng(void)
   return rng_state;
 }
 
-static char *self_path(char *fallback)
+/* ---- this program's own file, which the executions run ---- */
+
+struct self {
+  char path[4096];   /* this program */
+  char loader[4096]; /* the dynamic loader it was started through by name, or "" */
+};
+
+#if defined(__linux__)
+/* the program's PT_INTERP: dl_iterate_phdr() gives the program first */
+static int interpreter_of_program(struct dl_phdr_info *info, size_t size, void *data)
 {
-  static char path[4096];
-  ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-  if (n <= 0 || (size_t)n >= sizeof path - 1) return fallback;
-  path[n] = 0;
-  return path;
+  int k;
+  (void)size;
+  for (k = 0; k < info->dlpi_phnum; k++)
+    if (info->dlpi_phdr[k].p_type == PT_INTERP)
+      *(const char **)data = (const char *)(info->dlpi_addr + info->dlpi_phdr[k].p_vaddr);
+  return 1;
+}
+#endif
+
+static int same_file(const char *a, const char *b)
+{
+  struct stat sa, sb;
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* name as execvp() finds it: itself when it holds a '/', else the first
+ * executable regular file of that name in PATH; 0 or -1 */
+static int find_program(const char *name, char *path, size_t size)
+{
+  const char *dirs = getenv("PATH"), *end;
+  struct stat st;
+  int n;
+  if (!name || !*name) return -1;
+  if (strchr(name, '/')) {
+    n = snprintf(path, size, "%s", name);
+    return n > 0 && (size_t)n < size && stat(path, &st) == 0 && S_ISREG(st.st_mode) ? 0 : -1;
+  }
+  if (!dirs) dirs = "/bin:/usr/bin";
+  for (;; dirs = end + 1) {
+    if (!(end = strchr(dirs, ':'))) end = dirs + strlen(dirs);
+    /* an empty entry is the current directory */
+    n = end > dirs ? snprintf(path, size, "%.*s/%s", (int)(end - dirs), dirs, name)
+                   : snprintf(path, size, "./%s", name);
+    if (n > 0 && (size_t)n < size && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+        access(path, X_OK) == 0)
+      return 0;
+    if (!*end) return -1;
+  }
+}
+
+/* This program's file: /proc/self/exe; where that cannot be read (no
+ * /proc), the name it was started by (AT_EXECFN, else argv[0]) as
+ * execvp() finds it (a bare name through PATH).  Started through the
+ * dynamic loader by name (ld.so ./cpucycles-compare), /proc/self/exe is
+ * the loader, and the program is the name it ran: the executions are
+ * started through the loader too.  0, or -1 with why. */
+static int find_self(const char *argv0, struct self *self, char *why, size_t size)
+{
+  const char *interp = 0, *named = 0;
+  ssize_t n = readlink("/proc/self/exe", self->path, sizeof self->path);
+  int proc = n > 0 && (size_t)n < sizeof self->path, via_loader = 0;
+  self->loader[0] = 0;
+  if (proc) self->path[n] = 0;
+#if defined(__linux__)
+  dl_iterate_phdr(interpreter_of_program, &interp);
+  named = (const char *)getauxval(AT_EXECFN);
+  /* the loader run as a program: the kernel mapped no interpreter */
+  if (interp) via_loader = proc ? same_file(self->path, interp) : getauxval(AT_BASE) == 0;
+#endif
+  if (proc && !via_loader) return 0;
+  /* (glibc's loader, run by name, sets AT_EXECFN to the program's name;
+   * an older one leaves its own) */
+  if (!(find_program(named, self->path, sizeof self->path) == 0 &&
+        !(interp && same_file(self->path, interp))) &&
+      !(find_program(argv0, self->path, sizeof self->path) == 0 &&
+        !(interp && same_file(self->path, interp)))) {
+    snprintf(why, size,
+             "cannot find its own file, which each execution runs: %s, and '%s' is no file%s",
+             proc ? "/proc/self/exe is the dynamic loader" : "/proc/self/exe cannot be read",
+             argv0, strchr(argv0, '/') ? "" : " in PATH");
+    return -1;
+  }
+  if (via_loader) snprintf(self->loader, sizeof self->loader, "%s", interp);
+  return 0;
+}
+
+/* ---- the tool's end ends the execution running ---- */
+
+static volatile sig_atomic_t running; /* the execution's pid, or 0 */
+static int wake[2] = {-1, -1};        /* written on SIGCHLD: poll() sees an execution end */
+
+static void on_child(int sig)
+{
+  int saved = errno;
+  (void)sig;
+  if (write(wake[1], "", 1) < 0) errno = saved; /* full: a wake-up is pending anyway */
+  errno = saved;
+}
+
+/* SIGTERM, SIGINT, SIGHUP: the execution killed (a hung benchmark would
+ * run for ever), then this process ended by the same signal */
+static void on_end(int sig)
+{
+  sigset_t set;
+  if (running > 0) kill((pid_t)running, SIGKILL);
+  signal(sig, SIG_DFL);
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  sigprocmask(SIG_UNBLOCK, &set, 0);
+  raise(sig);
+  _exit(128 + sig);
+}
+
+static const int ending_signals[] = {SIGTERM, SIGINT, SIGHUP};
+
+/* 0, or -1 with errno */
+static int catch_signals(void)
+{
+  struct sigaction sa, old;
+  sigset_t set;
+  size_t i;
+  int k;
+  if (pipe(wake) != 0) return -1;
+  for (k = 0; k < 2; k++)
+    if (fcntl(wake[k], F_SETFD, FD_CLOEXEC) != 0 || fcntl(wake[k], F_SETFL, O_NONBLOCK) != 0)
+      return -1;
+  memset(&sa, 0, sizeof sa);
+  sigemptyset(&sa.sa_mask);
+  sa.sa_handler = on_child;
+  sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+  if (sigaction(SIGCHLD, &sa, 0) != 0) return -1;
+  /* (blocked by whoever started this, it would never wake poll()) */
+  sigemptyset(&set);
+  sigaddset(&set, SIGCHLD);
+  if (sigprocmask(SIG_UNBLOCK, &set, 0) != 0) return -1;
+  sa.sa_handler = on_end;
+  sa.sa_flags = 0;
+  for (i = 0; i < sizeof ending_signals / sizeof *ending_signals; i++)
+    /* one ignored when this started stays so (nohup) */
+    if (sigaction(ending_signals[i], 0, &old) == 0 && old.sa_handler != SIG_IGN &&
+        sigaction(ending_signals[i], &sa, 0) != 0)
+      return -1;
+  return 0;
 }
 
 static const char *signal_text(int sig)
@@ -473,17 +688,31 @@ static const char *signal_text(int sig)
   return s ? s : "a signal";
 }
 
+/* A message on stderr, its paths and names cleaned as the output's are. */
+static void complain(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static void complain(const char *format, ...)
+{
+  char text[3 * LINE_MAX_];
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(text, sizeof text, format, ap);
+  va_end(ap);
+  fputs(PROGRAM ": ", stderr), put_clean(stderr, text), fputc('\n', stderr);
+}
+
 /* Where an execution stood when it stopped: "while loading NEW x.so". */
 static void where(char *buf, size_t size, const struct options *o, const char *step)
 {
-  char what[16], label[8], symbol[LINE_MAX_];
-  if (sscanf(step, "%15s %7s %1000s", what, label, symbol) >= 2 && !strcmp(what, "load"))
+  char what[16], label[8], symbol[SYMBOL_MAX + 1];
+  if (sscanf(step, "%15s %7s %" STR(SYMBOL_MAX) "s", what, label, symbol) >= 2 && !strcmp(what, "load"))
     snprintf(buf, size, "while loading %s %s", label, build_path(o, !strcmp(label, "NEW")));
-  else if (sscanf(step, "%15s %7s %1000s", what, label, symbol) == 3 && !strcmp(what, "call"))
+  else if (sscanf(step, "%15s %7s %" STR(SYMBOL_MAX) "s", what, label, symbol) == 3 && !strcmp(what, "call"))
     snprintf(buf, size, "in %s's %s (%s), called alone", label, symbol,
              build_path(o, !strcmp(label, "NEW")));
-  else if (sscanf(step, "%15s %1000s", what, symbol) == 2 && !strcmp(what, "measure"))
+  else if (sscanf(step, "%15s %" STR(SYMBOL_MAX) "s", what, symbol) == 2 && !strcmp(what, "measure"))
     snprintf(buf, size, "in %s, OLD's or NEW's, during the interleaved runs", symbol);
+  else if (!strcmp(step, "done"))
+    snprintf(buf, size, "after its results, while ending");
   else
     snprintf(buf, size, "while starting");
 }
@@ -497,22 +726,72 @@ static void keep(char *dst, size_t size, const char *src)
   dst[n] = 0;
 }
 
-/* One execution: 0 with out filled, or 2 with a message. */
-static int run_execution(const struct options *o, char *self, long index, struct outcome *out,
-                         double seconds_per_symbol)
-{
-  int fds[2], status, i, nargs;
-  pid_t pid;
-  char fd_text[24], index_text[24], stack_text[24], copy_text[4], seconds_text[32];
-  char *args[9 + MAX_SYMBOLS + 1], **env, *pad;
-  char buf[LINE_MAX_ * 4], step[LINE_MAX_] = "", error[LINE_MAX_] = "", place[LINE_MAX_ + 200];
-  size_t used = 0, n_env = 0, k;
+/* What an execution has said so far. */
+struct report {
+  char buf[LINE_MAX_ * 4];
+  size_t used;
+  char step[LINE_MAX_], error[LINE_MAX_];
+  int done; /* its last word: nothing after it counts */
   double deadline;
-  int done = 0, timed_out = 0, closed = 0;
+};
+
+/* The whole lines in r->buf, taken into r and out. */
+static void take_lines(const struct options *o, struct outcome *out, struct report *r)
+{
+  char *nl, *line = r->buf;
+  int i;
+  while ((nl = memchr(r->buf, '\n', r->used)) != 0) {
+    *nl = 0;
+    if (r->done) {
+      /* a process the benchmark forked, writing on: not the execution's */
+    } else if (!strncmp(line, "step ", 5)) {
+      keep(r->step, sizeof r->step, line + 5);
+      /* each step may take the timeout; a measurement its seconds too */
+      r->deadline = now() + o->timeout + (!strncmp(r->step, "measure ", 8) ? o->seconds : 0);
+    } else if (!strncmp(line, "error ", 6)) {
+      keep(r->error, sizeof r->error, line + 6);
+    } else if (!strncmp(line, "result ", 7)) {
+      char symbol[SYMBOL_MAX + 1];
+      struct measured m;
+      if (sscanf(line + 7, "%" STR(SYMBOL_MAX) "s %lg %lg %lg %lg %lg %lld %lld %u %lg", symbol,
+                 &m.ratio, &m.a, &m.b, &m.difference, &m.difference_error, &m.pairs, &m.disturbed,
+                 &m.flags, &m.pair_seconds) == 10)
+        for (i = 0; i < o->nsymbols; i++)
+          if (!strcmp(symbol, o->symbols[i])) out->m[i] = m, out->got++;
+    } else if (!strncmp(line, "placement ", 10)) {
+      int j = !strncmp(line + 10, "NEW ", 4);
+      if (line[14] == '-')
+        keep(out->why[j], sizeof out->why[j], line + 14 + (line[15] == ' ' ? 2 : 1));
+      else if (sscanf(line + 14, "%ld %lu", &out->offset[j], &out->step[j]) != 2)
+        out->offset[j] = -1;
+    } else if (!strcmp(line, "done")) {
+      r->done = 1;
+      keep(r->step, sizeof r->step, "done");
+    }
+    r->used -= (size_t)(nl + 1 - r->buf);
+    memmove(r->buf, nl + 1, r->used);
+  }
+  if (r->used == sizeof r->buf - 1) r->used = 0; /* a line too long: not ours */
+}
+
+/* One execution: 0 with out filled, or 2 with a message. */
+static int run_execution(const struct options *o, const struct self *self, long index,
+                         struct outcome *out)
+{
+  int fds[2], status = 0, i, nargs;
+  pid_t pid, parent = getpid();
+  char fd_text[24], index_text[24], stack_text[24], copy_text[4], seconds_text[32];
+  char *args[10 + MAX_SYMBOLS + 1], **env, *pad, place[LINE_MAX_ + 200];
+  static struct report r; /* (large) */
+  sigset_t ends, saved;
+  size_t n_env = 0, k;
+  ssize_t got;
+  int timed_out = 0, reaped = 0, eof = 0;
   long pad_length = (long)(rng() % PAD_MAX), stack = (long)(rng() % (STACK_MAX / 16)) * 16;
 
   out->offset[0] = out->offset[1] = -1;
   out->why[0][0] = out->why[1][0] = 0;
+  memset(&r, 0, sizeof r);
   if (pipe(fds) != 0) {
     fprintf(stderr, PROGRAM ": pipe: %s\n", strerror(errno));
     return 2;
@@ -539,7 +818,9 @@ static int run_execution(const struct options *o, char *self, long index, struct
   snprintf(copy_text, sizeof copy_text, "%d", o->copy);
   snprintf(seconds_text, sizeof seconds_text, "%.17g", o->seconds);
   nargs = 0;
-  args[nargs++] = self;
+  /* through the loader when this was started so: ld.so PROGRAM ARGS */
+  if (self->loader[0]) args[nargs++] = (char *)self->loader;
+  args[nargs++] = (char *)self->path;
   args[nargs++] = (char *)INTERNAL;
   args[nargs++] = fd_text;
   args[nargs++] = index_text;
@@ -552,102 +833,110 @@ static int run_execution(const struct options *o, char *self, long index, struct
   args[nargs] = 0;
 
   fflush(stdout), fflush(stderr);
+  /* no ending signal between the fork and running's pid: its handler
+   * would leave the new process behind */
+  sigemptyset(&ends);
+  for (k = 0; k < sizeof ending_signals / sizeof *ending_signals; k++)
+    sigaddset(&ends, ending_signals[k]);
+  sigprocmask(SIG_BLOCK, &ends, &saved);
   pid = fork();
-  if (pid < 0) {
-    fprintf(stderr, PROGRAM ": fork: %s\n", strerror(errno));
-    close(fds[0]), close(fds[1]);
-    free(env), free(pad);
-    return 2;
-  }
   if (pid == 0) {
-    char message[256];
+    char message[LINE_MAX_];
     int len;
-    execve(self, args, env);
-    len = snprintf(message, sizeof message, "error cannot run %s: %s\n", self, strerror(errno));
-    if (len > 0 && write(fds[1], message, (size_t)len) < 0) _exit(2);
+    sigprocmask(SIG_SETMASK, &saved, 0);
+#if defined(__linux__) && defined(PR_SET_PDEATHSIG)
+    /* however this process ends (SIGKILL too), the execution ends with
+     * it; a parent already gone is not told */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(2);
+#else
+    (void)parent;
+#endif
+    execve(args[0], args, env);
+    len = snprintf(message, sizeof message, "error cannot run %s: %s", args[0], strerror(errno));
+    if (len > 0) {
+      if ((size_t)len >= sizeof message - 1) len = (int)sizeof message - 2;
+      for (i = 6; i < len; i++) message[i] = clean_char(message[i]);
+      message[len++] = '\n';
+      if (write(fds[1], message, (size_t)len) < 0) _exit(2);
+    }
     _exit(2);
   }
+  if (pid > 0) running = pid;
+  sigprocmask(SIG_SETMASK, &saved, 0);
   close(fds[1]);
   free(env), free(pad);
+  if (pid < 0) {
+    fprintf(stderr, PROGRAM ": fork: %s\n", strerror(errno));
+    close(fds[0]);
+    return 2;
+  }
 
-  /* each step may take the timeout; a measurement its seconds too */
-  deadline = now() + o->timeout;
-  while (!closed) {
-    struct pollfd p;
-    double left = deadline - now();
-    ssize_t r;
-    char *nl;
+  /* Read until the execution ends, not until the pipe closes: a process
+   * its benchmark forked may hold the pipe open for as long as it likes. */
+  r.deadline = now() + o->timeout;
+  while (!reaped) {
+    struct pollfd p[2];
+    double left = r.deadline - now();
     if (left <= 0) {
       timed_out = 1;
       break;
     }
-    p.fd = fds[0], p.events = POLLIN, p.revents = 0;
-    if (poll(&p, 1, left > 1e6 ? 1000000000 : (int)(left * 1000) + 1) < 0) {
+    p[0].fd = wake[0], p[0].events = POLLIN, p[0].revents = 0;
+    p[1].fd = fds[0], p[1].events = POLLIN, p[1].revents = 0;
+    /* (at least once a second: the end is also looked for without a wake-up) */
+    if (poll(p, eof ? 1 : 2, left > 1 ? 1000 : (int)(left * 1000) + 1) < 0) {
       if (errno == EINTR) continue;
+      fprintf(stderr, PROGRAM ": poll: %s\n", strerror(errno));
+      timed_out = -1;
       break;
     }
-    if (!p.revents) continue;
-    r = read(fds[0], buf + used, sizeof buf - used - 1);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) {
-      closed = 1;
-      break;
+    if (p[0].revents) {
+      char drained[64];
+      while (read(wake[0], drained, sizeof drained) > 0) continue;
     }
-    used += (size_t)r;
-    buf[used] = 0;
-    while ((nl = memchr(buf, '\n', used)) != 0) {
-      *nl = 0;
-      if (!strncmp(buf, "step ", 5)) {
-        keep(step, sizeof step, buf + 5);
-        deadline = now() + o->timeout + (!strncmp(step, "measure ", 8) ? seconds_per_symbol : 0);
-      } else if (!strncmp(buf, "error ", 6)) {
-        keep(error, sizeof error, buf + 6);
-      } else if (!strncmp(buf, "result ", 7)) {
-        char symbol[LINE_MAX_];
-        struct measured m;
-        if (sscanf(buf + 7, "%1000s %lg %lg %lg %lg %lg %lld %lld %u", symbol, &m.ratio, &m.a, &m.b,
-                   &m.difference, &m.difference_error, &m.pairs, &m.disturbed, &m.flags) == 9)
-          for (i = 0; i < o->nsymbols; i++)
-            if (!strcmp(symbol, o->symbols[i])) out->m[i] = m, out->got++;
-      } else if (!strncmp(buf, "placement ", 10)) {
-        int j = !strncmp(buf + 10, "NEW ", 4);
-        if (buf[14] == '-')
-          keep(out->why[j], sizeof out->why[j], buf + 14 + (buf[15] == ' ' ? 2 : 1));
-        else if (sscanf(buf + 14, "%ld %lu", &out->offset[j], &out->step[j]) != 2)
-          out->offset[j] = -1;
-      } else if (!strcmp(buf, "done")) {
-        done = 1;
-      }
-      used -= (size_t)(nl + 1 - buf);
-      memmove(buf, nl + 1, used);
+    if (waitpid(pid, &status, WNOHANG) == pid) reaped = 1;
+    else if (!eof && p[1].revents) {
+      got = read(fds[0], r.buf + r.used, sizeof r.buf - r.used - 1);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) eof = 1; /* (the end is the process's, awaited) */
+      else r.used += (size_t)got, take_lines(o, out, &r);
     }
-    if (used == sizeof buf - 1) used = 0; /* a line too long: not ours */
   }
-  if (timed_out) kill(pid, SIGKILL);
+  if (reaped) {
+    /* what it wrote before it ended is all in the pipe */
+    fcntl(fds[0], F_SETFL, O_NONBLOCK);
+    while ((got = read(fds[0], r.buf + r.used, sizeof r.buf - r.used - 1)) > 0 ||
+           (got < 0 && errno == EINTR))
+      if (got > 0) r.used += (size_t)got, take_lines(o, out, &r);
+  } else {
+    kill(pid, SIGKILL);
+    while (waitpid(pid, &status, 0) < 0)
+      if (errno != EINTR) {
+        fprintf(stderr, PROGRAM ": waitpid: %s\n", strerror(errno));
+        break;
+      }
+  }
+  running = 0;
   close(fds[0]);
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) {
-      fprintf(stderr, PROGRAM ": waitpid: %s\n", strerror(errno));
-      return 2;
-    }
-  where(place, sizeof place, o, step);
+  if (timed_out < 0) return 2;
+  where(place, sizeof place, o, r.step);
   if (timed_out) {
-    fprintf(stderr, PROGRAM ": execution %ld: no word for %g s %s: killed (--timeout %g)\n",
-            index + 1, o->timeout, place, o->timeout);
+    complain("execution %ld: no word for %g s %s: killed (--timeout %g)", index + 1, o->timeout,
+             place, o->timeout);
     return 2;
   }
-  if (error[0]) {
-    fprintf(stderr, PROGRAM ": %s\n", error);
+  if (r.error[0]) {
+    complain("%s", r.error);
     return 2;
   }
   if (WIFSIGNALED(status)) {
-    fprintf(stderr, PROGRAM ": execution %ld: killed by signal %d (%s) %s\n", index + 1,
-            WTERMSIG(status), signal_text(WTERMSIG(status)), place);
+    complain("execution %ld: killed by signal %d (%s) %s", index + 1, WTERMSIG(status),
+             signal_text(WTERMSIG(status)), place);
     return 2;
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !done || out->got != o->nsymbols) {
-    fprintf(stderr, PROGRAM ": execution %ld: ended (exit status %d) %s, before its results\n",
-            index + 1, WIFEXITED(status) ? WEXITSTATUS(status) : -1, place);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !r.done || out->got != o->nsymbols) {
+    complain("execution %ld: ended (exit status %d) %s, before its results", index + 1,
+             WIFEXITED(status) ? WEXITSTATUS(status) : -1, place);
     return 2;
   }
   return 0;
@@ -666,6 +955,9 @@ struct row {
   double within_sd;       /* the noise within an execution, relative */
   int verdict;            /* CPUCYCLES_COMPARE_* */
   int beyond;             /* slower beyond the tolerance: exit 1 */
+  long long pairs;        /* kept, in the execution that kept the fewest */
+  double pair_seconds;    /* the slowest pair of calls, where the pairs were
+                             counted (too slow for 200 in --seconds); else 0 */
 };
 
 /* mean and sample variance of x[0..n-1] */
@@ -689,9 +981,12 @@ static void combine(const struct options *o, struct outcome *runs, int s, struct
   int ratios = 1;
   r->symbol = o->symbols[s];
   r->old_cycles = r->new_cycles = 0;
+  r->pairs = -1, r->pair_seconds = 0;
   for (e = 0; e < n; e++) {
     const struct measured *m = &runs[e].m[s];
     r->old_cycles += m->a / (double)n, r->new_cycles += m->b / (double)n;
+    if (r->pairs < 0 || m->pairs < r->pairs) r->pairs = m->pairs;
+    if (m->pair_seconds > r->pair_seconds) r->pair_seconds = m->pair_seconds;
     if (!(m->ratio > 0) || !(m->b > 0) || !isfinite(m->ratio)) ratios = 0;
   }
   /* the differences' interval, the same way: the verdict's when OLD
@@ -847,7 +1142,8 @@ static void print_json(const struct options *o, const struct row *rows, struct o
     fputs(", \"difference\": ", stdout), json_number(r->difference);
     fputs(", \"difference_low\": ", stdout), json_number(r->difference_low);
     fputs(", \"difference_high\": ", stdout), json_number(r->difference_high);
-    fputs(",\n     \"placement_sd\": ", stdout), json_number(r->placement_sd);
+    printf(",\n     \"pairs\": %lld", r->pairs);
+    fputs(", \"placement_sd\": ", stdout), json_number(r->placement_sd);
     fputs(", \"placement_share\": ", stdout), json_number(r->placement_share);
     fputs(", \"within_sd\": ", stdout), json_number(r->within_sd);
     fputs(",\n     \"execution_ratios\": [", stdout);
@@ -865,7 +1161,7 @@ static void print_json(const struct options *o, const struct row *rows, struct o
 /* a printable form of a path or name: control bytes as '?' */
 static void put_clean(FILE *f, const char *s)
 {
-  for (; *s; s++) putc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+  for (; *s; s++) putc(clean_char(*s), f);
 }
 
 static void print_text(const struct options *o, const struct row *rows, const struct outcome *runs)
@@ -903,6 +1199,14 @@ static void print_text(const struct options *o, const struct row *rows, const st
   }
   puts("(placement: the standard deviation of NEW/OLD between executions beyond the noise\n"
        " within them; share: its part of the variance between executions)");
+  for (s = 0; s < o->nsymbols; s++)
+    if (rows[s].pair_seconds > 0) {
+      fputc('(', stdout), put_clean(stdout, rows[s].symbol);
+      printf(": %lld pairs in an execution, fewer than the %d kept when --seconds allows: a pair\n"
+             " of calls takes %.3g s; --seconds %.3g for %d)\n",
+             rows[s].pairs, HARNESS_MIN_PAIRS, rows[s].pair_seconds,
+             1.05 * rows[s].pair_seconds * (HARNESS_MIN_PAIRS + SETUP_PAIRS), HARNESS_MIN_PAIRS);
+    }
 }
 
 /* ---- the command line ---- */
@@ -942,17 +1246,73 @@ static int symbol_ok(const char *s)
   return 1;
 }
 
-/* A file both loadable in principle: it exists, is readable and is an ELF
- * shared object (ET_DYN).  dlmopen() says the rest (another machine's, a
- * missing dependency) in the execution. */
+/* "aarch64 (64-bit, little-endian)": an ELF header's machine, class and
+ * byte order, for a message */
+static void machine_text(const unsigned char *h, char *buf, size_t size)
+{
+  static const struct {
+    unsigned short machine;
+    const char *name32, *name64; /* by ELF class */
+  } names[] = {
+      {62, "x32", "x86-64"},          {3, "i386", "i386"},
+      {183, "aarch64", "aarch64"},    {40, "arm", "arm"},
+      {243, "riscv32", "riscv64"},    {258, "loongarch32", "loongarch64"},
+      {21, "powerpc64", "powerpc64"}, {20, "powerpc", "powerpc"},
+      {22, "s390", "s390x"},          {8, "mips", "mips64"},
+      {43, "sparc64", "sparc64"},     {2, "sparc", "sparc"},
+      {50, "ia64", "ia64"},           {15, "hppa", "hppa64"},
+      {4, "m68k", "m68k"},            {42, "sh", "sh"},
+      {0x9026, "alpha", "alpha"},     {247, "bpf", "bpf"},
+  };
+  unsigned machine = h[5] == 2 ? (unsigned)h[18] << 8 | h[19] : (unsigned)h[19] << 8 | h[18];
+  const char *name = 0;
+  char number[32];
+  size_t i;
+  for (i = 0; i < sizeof names / sizeof *names; i++)
+    if (names[i].machine == machine) name = h[4] == 2 ? names[i].name64 : names[i].name32;
+  if (!name) snprintf(number, sizeof number, "machine %u", machine), name = number;
+  snprintf(buf, size, "%s (%s, %s)", name,
+           h[4] == 1 ? "32-bit" : h[4] == 2 ? "64-bit" : "an unknown class",
+           h[5] == 1 ? "little-endian" : h[5] == 2 ? "big-endian" : "an unknown byte order");
+}
+
+/* This program's own ELF header (its class, byte order and machine are
+ * those of the objects it can load), or 0. */
+static const unsigned char *own_header(void)
+{
+  static const char here = 0;
+  Dl_info info;
+  if (!dladdr(&here, &info) || !info.dli_fbase || memcmp(info.dli_fbase, "\177ELF", 4) != 0)
+    return 0;
+  return info.dli_fbase;
+}
+
+/* A file both loadable in principle: a regular file (never opened
+ * otherwise: a FIFO's open() would wait for a writer), readable, an ELF
+ * shared object (ET_DYN) of this program's class, byte order and machine.
+ * dlmopen() says the rest (a missing dependency) in the execution. */
 static int check_file(const char *label, const char *path)
 {
-  unsigned char h[18];
+  unsigned char h[20];
+  const unsigned char *own;
+  char theirs[96], ours[96], kind[256];
   struct stat st;
   ssize_t n;
-  int fd = open(path, O_RDONLY), type;
+  int fd = -1, type;
   const char *why = 0;
-  if (fd < 0) {
+  if (stat(path, &st) != 0) {
+    why = strerror(errno);
+  } else if (!S_ISREG(st.st_mode)) {
+    snprintf(kind, sizeof kind, "not a regular file (%s)",
+             S_ISDIR(st.st_mode)    ? "a directory"
+             : S_ISFIFO(st.st_mode) ? "a FIFO"
+             : S_ISCHR(st.st_mode)  ? "a character device"
+             : S_ISBLK(st.st_mode)  ? "a block device"
+             : S_ISSOCK(st.st_mode) ? "a socket"
+                                    : "of another type");
+    why = kind;
+    /* (O_NONBLOCK: replaced by a FIFO since, it is not waited on) */
+  } else if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
     why = strerror(errno);
   } else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     why = "not a regular file";
@@ -966,6 +1326,13 @@ static int check_file(const char *label, const char *path)
         why = type == 1   ? "an ELF file but not a shared object (a relocatable object: link it with -shared)"
               : type == 2 ? "an ELF file but not a shared object (an executable)"
                           : "an ELF file but not a shared object";
+      else if ((own = own_header()) != 0 &&
+               (memcmp(h + 4, own + 4, 2) != 0 || memcmp(h + 18, own + 18, 2) != 0)) {
+        /* (dlmopen() would say only "No such file" of a memfd copy) */
+        machine_text(h, theirs, sizeof theirs), machine_text(own, ours, sizeof ours);
+        snprintf(kind, sizeof kind, "built for %s; this tool runs %s objects", theirs, ours);
+        why = kind;
+      }
     }
   }
   if (fd >= 0) close(fd);
@@ -983,17 +1350,40 @@ static int finish(int status)
   return status;
 }
 
+/* Descriptors 0, 1 and 2 open (on /dev/null where closed): a pipe given
+ * one of them would carry a benchmark's output, or the report would
+ * reach the terminal.  0, or -1. */
+static int standard_fds(void)
+{
+  int fd, got;
+  for (fd = 0; fd <= 2; fd++)
+    if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+      if ((got = open("/dev/null", fd ? O_WRONLY : O_RDONLY)) < 0) return -1;
+      if (got != fd) { /* (the lowest free number: fd, but for a race) */
+        if (dup2(got, fd) < 0) return -1;
+        close(got);
+      }
+    }
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
+  static struct self self; /* (large) */
   struct options o;
   struct outcome *runs;
   struct row rows[MAX_SYMBOLS];
   const char *files[2];
+  char why[300];
   double x, expected, started;
   long e;
   int i, s, nfiles = 0, status = 0, show_progress, tty;
-  char *self;
 
+  if (standard_fds() != 0) {
+    /* (stderr may be the closed one: the status says it all then) */
+    fprintf(stderr, PROGRAM ": a closed standard descriptor, and /dev/null: %s\n", strerror(errno));
+    return 2;
+  }
   if (argc >= 2 && !strcmp(argv[1], INTERNAL)) return execution(argc, argv);
 
   memset(&o, 0, sizeof o);
@@ -1011,6 +1401,9 @@ int main(int argc, char **argv)
       return finish(0);
     } else if (!strcmp(a, "--symbol")) {
       if (!symbol_ok(argv[++i])) return bad(a, argv[i], "not a symbol's name");
+      if (strlen(argv[i]) > SYMBOL_MAX) return bad(a, 0, "a name over " STR(SYMBOL_MAX) " bytes");
+      for (s = 0; s < o.nsymbols; s++)
+        if (!strcmp(o.symbols[s], argv[i])) return bad(a, argv[i], "named twice");
       if (o.nsymbols == MAX_SYMBOLS) return bad(a, argv[i], "more than 64 symbols");
       o.symbols[o.nsymbols++] = argv[i];
     } else if (!strcmp(a, "--executions")) {
@@ -1043,6 +1436,22 @@ int main(int argc, char **argv)
   o.old_path = files[0], o.new_path = files[1];
   if (!o.nsymbols) o.symbols[o.nsymbols++] = "benchmark";
   if (check_file("OLD", o.old_path) || check_file("NEW", o.new_path)) return 2;
+  if (find_self(argv[0], &self, why, sizeof why) != 0) {
+    complain("%s", why);
+    return 2;
+  }
+#if defined(MFD_CLOEXEC)
+  /* the executions load their fresh copies by their /proc/self/fd names */
+  if (o.copy && access("/proc/self/fd", X_OK) != 0) {
+    complain("the fresh copies of OLD and NEW are loaded through /proc/self/fd, which cannot be "
+             "read here (%s): mount /proc, or give --no-copy", strerror(errno));
+    return 2;
+  }
+#endif
+  if (catch_signals() != 0) {
+    complain("signals: %s", strerror(errno));
+    return 2;
+  }
 
   runs = calloc((size_t)o.executions, sizeof *runs);
   if (!runs) return bad("out of memory", 0, "the executions' results");
@@ -1052,7 +1461,6 @@ int main(int argc, char **argv)
       goto out;
     }
 
-  self = self_path(argv[0]);
   rng_state = (unsigned long long)time(0) * 0x9e3779b97f4a7c15ULL ^ (unsigned long long)getpid() << 20;
   if (!rng_state) rng_state = 1;
   /* (each execution also pays a process, two loads and a first call) */
@@ -1061,7 +1469,7 @@ int main(int argc, char **argv)
   show_progress = o.progress || (tty && expected > PROGRESS_AFTER);
   started = now();
   for (e = 0; e < o.executions; e++) {
-    if (run_execution(&o, self, e, &runs[e], o.seconds) != 0) {
+    if (run_execution(&o, &self, e, &runs[e]) != 0) {
       if (show_progress && tty) fputs("\r\033[K", stderr);
       status = 2;
       goto out;
