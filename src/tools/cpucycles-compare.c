@@ -25,7 +25,10 @@
  *     code (the page cache would give every execution the same ones),
  *     and on x86-64 the copy's code moved to a random offset within its
  *     pages (elf-shift.h: which cache lines and fetch blocks a hot loop
- *     spans changes from one execution to the next);
+ *     spans changes from one execution to the next); the libraries a
+ *     build finds through $ORIGIN (a build tree's own), which the copy's
+ *     origin (/proc/self/fd) would not find, are loaded from the file's
+ *     directory into its namespace first, where the copy finds them;
  *   - each function entered through a jump at a random address (the
  *     branch predictors see the harness's call go elsewhere: a build with
  *     300 bytes of padding before its code measured 0.01% faster in every
@@ -34,10 +37,16 @@
  *     random amount of stack taken before measuring (stack alignment,
  *     4 KiB aliasing between the stack and the code's data);
  *   - the order in which the two objects are loaded alternates.
- * Where the code cannot be moved (other architectures, --no-copy, an
- * object elf-shift.c refuses), its offsets within its pages are the
- * build's, and the output says so: a change that moves a hot loop across
- * a cache-line boundary is then measured as what it is.  Each execution gives a log-ratio; their mean is the estimate, their
+ * Where the code cannot be moved (other architectures, an object
+ * elf-shift.c refuses) or no copy can be made (--no-copy, no memfd, a
+ * file over 256 MiB, a copy the loader refuses: then the file itself is
+ * loaded, as named, never searched for on the library path), its offsets
+ * within its pages are the build's, and each execution reports how each
+ * build was loaded and why, which the output says: a change that moves a
+ * hot loop across a cache-line boundary is then measured as what it is.
+ * The functions measured are the build's own: dlsym() also finds its
+ * dependencies' (libc's getpid), which count as missing.
+ * Each execution gives a log-ratio; their mean is the estimate, their
  * spread (which holds the noise within an execution too) its standard
  * error, and Student's t at E - 1 degrees of freedom the 99% interval.
  *
@@ -98,7 +107,8 @@ static const char usage[] =
     "                     comparison beyond --seconds, before its execution\n"
     "                     is killed (default 60)\n"
     "  --no-copy          load the files themselves, not a fresh copy in each\n"
-    "                     execution (for objects that find others by $ORIGIN)\n"
+    "                     execution (to measure the code where the linker put\n"
+    "                     it within its pages)\n"
     "  --json             the result as one JSON object\n"
     "  --progress         progress on stderr (default: on a terminal, for a\n"
     "                     run of over 2 s)\n"
