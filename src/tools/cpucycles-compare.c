@@ -472,9 +472,11 @@ static void *load(const char *label, const char *path, int copy, int *fd_out,
     }
     if (npreloaded == ndeps) {
       dlerror();
-      /* after its dependencies, the copy would come after them in the
-       * namespace's global scope: RTLD_DEEPBIND puts its own first, as
-       * they are for a build loaded first */
+      /* the first object loaded into a namespace is its global scope,
+       * which lookups try first: here that is a dependency, which would
+       * then come before the copy's own definitions; RTLD_DEEPBIND has
+       * the copy look in its own scope first (itself, then its
+       * dependencies), the order a build loaded first has */
       h = open_in(namespace, name, RTLD_NOW | RTLD_LOCAL
 #if defined(RTLD_DEEPBIND)
                                        | (npreloaded ? RTLD_DEEPBIND : 0)
