@@ -28,7 +28,9 @@
  *     spans changes from one execution to the next); the libraries a
  *     build finds through $ORIGIN (a build tree's own), which the copy's
  *     origin (/proc/self/fd) would not find, are loaded from the file's
- *     directory into its namespace first, where the copy finds them;
+ *     directory into its namespace first, where the copy finds them (so
+ *     their own references to a symbol the build also defines bind to
+ *     theirs, not the build's: --no-copy where that matters);
  *   - each function entered through a jump at a random address (the
  *     branch predictors see the harness's call go elsewhere: a build with
  *     300 bytes of padding before its code measured 0.01% faster in every
