@@ -83,15 +83,20 @@ origin_tree() {
   ${CC:-cc} -O2 -shared -fPIC -DWORK_ELSEWHERE -o "$dir/$1/bench.so" "$top_srcdir/tests/compare-fixture.c" \
     -L"$dir/$1" -l:libwork.so.1 -Wl,-rpath,'$ORIGIN' -Wl,$3 >"$dir/cc.log" 2>&1
 }
-# and own.so beside new's libwork.so.1 (3 times the work), which it needs
-# but does not call: its compare_fixture_work() is its own
-if origin_tree old 1 --enable-new-dtags && origin_tree new 3 --enable-new-dtags &&
+# (without dlmopen, as with musl, both builds' libwork.so.1 cannot be
+# loaded: cpucycles-compare(1)); and own.so beside new's libwork.so.1 (3
+# times the work), which it needs but does not call: its
+# compare_fixture_work() is its own
+if ! printf '#define _GNU_SOURCE\n#include <dlfcn.h>\n#ifndef LM_ID_NEWLM\n#error\n#endif\n' |
+     ${CC:-cc} -E - >/dev/null 2>&1; then
+  origin=0; origin_why="no dlmopen() in this C library"
+elif origin_tree old 1 --enable-new-dtags && origin_tree new 3 --enable-new-dtags &&
    origin_tree same 1 --disable-new-dtags &&
    ${CC:-cc} -O2 -shared -fPIC -o "$dir/new/own.so" "$top_srcdir/tests/compare-fixture.c" \
      -L"$dir/new" -Wl,--no-as-needed -l:libwork.so.1 -Wl,-rpath,'$ORIGIN' >"$dir/cc.log" 2>&1; then
   origin=1
 else
-  origin=0; origin_why=$(head -n 1 "$dir/cc.log")
+  origin=0; origin_why="$CC cannot link them: $(head -n 1 "$dir/cc.log")"
 fi
 
 if printf '#ifndef __x86_64__\n#error\n#endif\n' | ${CC:-cc} -E - >/dev/null 2>&1; then x86_64=1; else x86_64=0; fi
@@ -139,7 +144,7 @@ refused "an ELF object that is not a shared object" "OLD .*/object.o: an ELF fil
 refused "a missing symbol" "no symbol nosuch" $quick --symbol nosuch "$dir/one.so" "$dir/three.so"
 # (the fixture writes with libc's write(): libc is a library it loads)
 refused "a symbol only a library the build loads defines (libc's getpid)" \
-  "OLD .*/one.so: no symbol getpid of its own (that one is .*libc[.-].*'s, a library it loads)" \
+  "OLD .*/one.so: no symbol getpid of its own (that one is /.*'s, a library it loads)" \
   $quick --symbol getpid "$dir/one.so" "$dir/three.so"
 refused "--executions 1" "--executions '1'" --executions 1 "$dir/one.so" "$dir/one.so"
 refused "--executions 2.5" "--executions '2.5'" --executions 2.5 "$dir/one.so" "$dir/one.so"
@@ -337,9 +342,9 @@ if [ $origin = 1 ]; then
     notok "\$ORIGIN build defining its libwork's function: exit $status, want 0 and NEW/OLD near 1 (its own, not libwork's 3 times the work)"; show
   fi
 else
-  skip "\$ORIGIN builds, 3 times the work" "$CC cannot link them: $origin_why"
-  skip "\$ORIGIN build defining its libwork's function" "$CC cannot link them: $origin_why"
-  skip "\$ORIGIN builds, identical" "$CC cannot link them: $origin_why"
+  skip "\$ORIGIN builds, 3 times the work" "$origin_why"
+  skip "\$ORIGIN builds, identical" "$origin_why"
+  skip "\$ORIGIN build defining its libwork's function" "$origin_why"
 fi
 
 # ---- a suite, JSON, progress ----

@@ -362,6 +362,13 @@ static int origin_dependencies(const char *path, const unsigned char *image, siz
   const char *reason, *slash, *library_path = getenv("LD_LIBRARY_PATH");
   char origin[4096], dir[4096], file[4096];
   int i, n = 0, had;
+#if !defined(LM_ID_NEWLM)
+  /* without namespaces (musl) a DT_NEEDED name finds a library loaded by
+   * its path only where that path came from a search: nothing to gain,
+   * and such a build is loaded as it is (the code below compiled all the
+   * same, for its warnings) */
+  return 0;
+#endif
   if (cpucycles_elf_needs(image, image_size, &needs, &reason) != 0) {
     snprintf(why, why_size, "%s", reason);
     return -1;
@@ -629,12 +636,15 @@ static int defined_by(void *handle, void *p, const char **elsewhere)
 #elif defined(RTLD_DI_LINKMAP)
   {
     /* no dladdr1() (musl): the object's name, which the loader gives
-     * both, the same string */
+     * both, the same string.  An address dladdr() gives to no object is
+     * taken as the build's: musl's finds an object by its program
+     * headers, and a moved copy's lie outside its segments (elf-shift.c),
+     * so it knows nothing in one; a dependency is never such a copy. */
     struct link_map *own = 0;
-    if (!dladdr(p, &info) || !info.dli_fname) return 0;
+    if (!dladdr(p, &info) || !info.dli_fname) return 1;
+    if (dlinfo(handle, RTLD_DI_LINKMAP, &own) != 0 || !own || !own->l_name) return 1;
     *elsewhere = info.dli_fname;
-    return dlinfo(handle, RTLD_DI_LINKMAP, &own) == 0 && own && own->l_name &&
-           !strcmp(own->l_name, info.dli_fname);
+    return !strcmp(own->l_name, info.dli_fname);
   }
 #else
   (void)handle, (void)p, (void)info;
