@@ -10,6 +10,9 @@
  *   -DSLOW_US=N   benchmark() takes N microseconds (a busy wait)
  *   -DHELPER      benchmark()'s first call starts `sleep 10 &` (system())
  *   -DFORKER      benchmark()'s first call forks a child that sleeps 10 s
+ *   -DWORK_LIBRARY=K  only compare_fixture_work(), doing K times its steps:
+ *                 the library a build finds through $ORIGIN (libwork.so.1)
+ *   -DWORK_ELSEWHERE  benchmark()'s work is that library's (linked with it)
  * The work is done by compare_fixture_work(), exported and called through
  * the PLT: were two builds with one soname loaded into one namespace, the
  * second's benchmark() would bind to the first's work (same cost), and NEW
@@ -26,12 +29,20 @@
 #endif
 
 void compare_fixture_work(long n);
+#if !defined(WORK_ELSEWHERE)
+#if defined(WORK_LIBRARY)
+#define WORK_SCALE WORK_LIBRARY
+#else
+#define WORK_SCALE 1
+#endif
 void compare_fixture_work(long n)
 {
   long i;
-  for (i = 0; i < n; i++) __asm__ __volatile__("" ::: "memory");
+  for (i = 0; i < n * WORK_SCALE; i++) __asm__ __volatile__("" ::: "memory");
 }
+#endif
 
+#if !defined(WORK_LIBRARY)
 void benchmark(void *arg);
 void benchmark(void *arg)
 {
@@ -70,6 +81,7 @@ void other(void *arg)
   (void)arg;
   compare_fixture_work(WORK / 2);
 }
+#endif
 
 #ifdef MARKER
 #define TEXT(x) #x

@@ -24,7 +24,17 @@
 # not without; started as ld.so cpucycles-compare; --symbol twice and over
 # 1024 bytes refused, of 1024 bytes measured; a path with a newline and an
 # escape sequence relayed as one clean line; another machine's object
-# named as such.  Only what noise cannot change is asserted (tests/README.md):
+# named as such.
+# Loading:
+# a file named without a slash is that file (--no-copy, and when no copy
+# can be made), not one of that name on the library path; a symbol only
+# a library the build loads defines (libc's getpid) is missing; where no
+# copy can be made (memfd_create refused by a seccomp filter, a file over
+# 256 MiB) each build is loaded as it is, and the text and --json say so
+# and why; builds that find their own libwork.so.1 through $ORIGIN
+# (RUNPATH, RPATH) are copied, each with its own (3 times the work
+# slower, identical ones not), and a build's own function still comes
+# before its libwork's of that name.  Only what noise cannot change is asserted (tests/README.md):
 # 3 times the work, interleaved in every execution, and tolerances of 50%.
 # The shared objects are tests/compare-fixture.c, compiled here with $CC.
 set -u
@@ -37,7 +47,7 @@ out=$dir/out err=$dir/err
 quick="--executions 3 --seconds 0.05"
 # each run bounded, whatever the tool does: a hang is a failure, not a stuck suite
 if command -v timeout >/dev/null 2>&1; then bounded="timeout 120"; else bounded=; fi
-total=53
+total=62
 
 echo "1..$total"
 if [ -n "${CPUCYCLES_PROBE_RUNNER:-}" ]; then
@@ -74,13 +84,54 @@ if ! { fixture one.so libsame.so.1 -DWORK=1000 -DMARKER=v1 &&
   exit 0
 fi
 echo 'not a shared object' >"$dir/text.so"
+# the tool, started from another directory, and under a seccomp filter
+# that refuses memfd_create (tests/compare-nomemfd.c; exit 77: no filter)
+abs_top_builddir=$(cd "$top_builddir" && pwd) || exit 1
+abs_tool="$abs_top_builddir/libtool --mode=execute $abs_top_builddir/cpucycles-compare"
+if ${CC:-cc} -I"$top_srcdir/tests" -o "$dir/nomemfd" "$top_srcdir/tests/compare-nomemfd.c" >"$dir/cc.log" 2>&1 &&
+   "$dir/nomemfd" true 2>"$dir/cc.log"; then
+  nomemfd="$abs_top_builddir/libtool --mode=execute $dir/nomemfd $abs_top_builddir/cpucycles-compare"
+else
+  nomemfd=; nomemfd_why=$(head -n 1 "$dir/cc.log")
+fi
+# a build tree whose bench.so finds its libwork.so.1 through $ORIGIN:
+# origin_tree dir work-factor dtags
+origin_tree() {
+  mkdir -p "$dir/$1" &&
+  ${CC:-cc} -O2 -shared -fPIC -Wl,-soname,libwork.so.1 -DWORK_LIBRARY=$2 -DMARKER=work-$1 \
+    -o "$dir/$1/libwork.so.1" "$top_srcdir/tests/compare-fixture.c" >"$dir/cc.log" 2>&1 &&
+  ${CC:-cc} -O2 -shared -fPIC -DWORK_ELSEWHERE -o "$dir/$1/bench.so" "$top_srcdir/tests/compare-fixture.c" \
+    -L"$dir/$1" -l:libwork.so.1 -Wl,-rpath,'$ORIGIN' -Wl,$3 >"$dir/cc.log" 2>&1
+}
+# (without dlmopen, as with musl, both builds' libwork.so.1 cannot be
+# loaded: cpucycles-compare(1)); and own.so beside new's libwork.so.1 (3
+# times the work), which it needs but does not call: its
+# compare_fixture_work() is its own
+if ! printf '#define _GNU_SOURCE\n#include <dlfcn.h>\n#ifndef LM_ID_NEWLM\n#error\n#endif\n' |
+     ${CC:-cc} -E - >/dev/null 2>&1; then
+  origin=0; origin_why="no dlmopen() in this C library"
+elif origin_tree old 1 --enable-new-dtags && origin_tree new 3 --enable-new-dtags &&
+   origin_tree same 1 --disable-new-dtags &&
+   ${CC:-cc} -O2 -shared -fPIC -o "$dir/new/own.so" "$top_srcdir/tests/compare-fixture.c" \
+     -L"$dir/new" -Wl,--no-as-needed -l:libwork.so.1 -Wl,-rpath,'$ORIGIN' >"$dir/cc.log" 2>&1; then
+  origin=1
+else
+  origin=0; origin_why="$CC cannot link them: $(head -n 1 "$dir/cc.log")"
+fi
 
+if printf '#ifndef __x86_64__\n#error\n#endif\n' | ${CC:-cc} -E - >/dev/null 2>&1; then x86_64=1; else x86_64=0; fi
 run() { # runs the tool: status in $status, seconds in $took
   start=$(date +%s)
   $bounded $tool "$@" >"$out" 2>"$err"; status=$?
   took=$(($(date +%s) - start))
 }
 show() { sed 's/^/# /' "$out" "$err"; }
+run_as() { # as run, the tool started by the command $1 (words), in directory $2
+  how=$1 where=$2; shift 2
+  start=$(date +%s)
+  (cd "$where" && $bounded $how "$@") >"$out" 2>"$err"; status=$?
+  took=$(($(date +%s) - start))
+}
 
 # ---- the command line ----
 run --help
@@ -111,6 +162,10 @@ refused "a file that is not ELF" "OLD .*/text.so: not an ELF file" $quick "$dir/
 refused "an ELF object that is not a shared object" "OLD .*/object.o: an ELF file but not a shared object" \
   $quick "$dir/object.o" "$dir/one.so"
 refused "a missing symbol" "no symbol nosuch" $quick --symbol nosuch "$dir/one.so" "$dir/three.so"
+# (the fixture writes with libc's write(): libc is a library it loads)
+refused "a symbol only a library the build loads defines (libc's getpid)" \
+  "OLD .*/one.so: no symbol getpid of its own (that one is /.*'s, a library it loads)" \
+  $quick --symbol getpid "$dir/one.so" "$dir/three.so"
 refused "--executions 1" "--executions '1'" --executions 1 "$dir/one.so" "$dir/one.so"
 refused "--executions 2.5" "--executions '2.5'" --executions 2.5 "$dir/one.so" "$dir/one.so"
 refused "--executions x" "--executions 'x'" --executions x "$dir/one.so" "$dir/one.so"
@@ -199,6 +254,119 @@ else
   notok "OLD against itself, --tolerance 50: exit $status"; show
 fi
 
+# ---- loading: the file named, copies or not, $ORIGIN ----
+# A file named without a slash, in the working directory: that file, not
+# the one of that name on the library path (the decoys there do OLD's
+# work, both: measured, they would be indistinguishable).
+mkdir "$dir/here" "$dir/decoys"
+cp "$dir/one.so" "$dir/here/one.so" && cp "$dir/three.so" "$dir/here/three.so"
+cp "$dir/one.so" "$dir/decoys/one.so" && cp "$dir/one.so" "$dir/decoys/three.so"
+LD_LIBRARY_PATH="$dir/decoys${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" run_as "$abs_tool" "$dir/here" \
+  $quick --no-copy one.so three.so
+if [ $status -eq 1 ] && row benchmark | grep -q ' slower$'; then
+  ok "--no-copy one.so three.so in their directory, decoys on LD_LIBRARY_PATH: those files, slower, exit 1"
+else
+  notok "--no-copy one.so three.so in their directory: exit $status, want 1 and slower"; show
+fi
+if [ -n "$nomemfd" ]; then
+  LD_LIBRARY_PATH="$dir/decoys${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" run_as "$nomemfd" "$dir/here" \
+    $quick one.so three.so
+  if [ $status -eq 1 ] && row benchmark | grep -q ' slower$' && grep -q 'OLD loaded as it is' "$out"; then
+    ok "one.so three.so in their directory, no copy possible, decoys on LD_LIBRARY_PATH: those files, slower, exit 1"
+  else
+    notok "one.so three.so in their directory, no copy possible: exit $status, want 1 and slower"; show
+  fi
+else
+  skip "bare names with no copy possible" "no seccomp filter here: $nomemfd_why"
+fi
+
+# No copy possible: each build loaded as it is, said so and why, in the
+# text (no "own copy of each file", no "not on x86-64") and in --json.
+if [ -n "$nomemfd" ]; then
+  run_as "$nomemfd" "$dir" $quick "$dir/one.so" "$dir/three.so"
+  covered=$(grep '^the 99% intervals cover' "$out")
+  if [ $status -eq 1 ] && row benchmark | grep -q ' slower$' &&
+     echo "$covered" | grep -q "; not a fresh copy of each file or the code's offset within its pages (OLD loaded as it is: no memory file for its copy (memfd_create: [^)]*); NEW loaded as it is: no memory file for its copy (memfd_create: [^)]*))$" &&
+     ! echo "$covered" | grep -q 'own copy\|x86-64'; then
+    ok "memfd_create refused: both loaded as they are, and the text says so and why"
+  else
+    notok "memfd_create refused: exit $status, want 1 and the text saying each was loaded as it is"; show
+  fi
+  if command -v python3 >/dev/null 2>&1; then
+    run_as "$nomemfd" "$dir" $quick --json "$dir/one.so" "$dir/three.so"
+    if [ $status -eq 1 ] && python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1]).read(), parse_constant=lambda c: 1 / 0)
+for who in ("old", "new"):
+    assert d[who + "_loaded"] == ["file"] * 3, d
+    assert all(w.startswith("no memory file for its copy (memfd_create: ") for w in d[who + "_loaded_why"]), d
+    assert d[who + "_code_offsets"] == [None] * 3, d
+assert "own copy" not in d["interval_covers"] and "loaded as it is" in d["interval_covers"], d
+' "$out" 2>"$dir/py"; then
+      ok "memfd_create refused, --json: old_loaded and new_loaded \"file\" in each execution, with why"
+    else
+      notok "memfd_create refused, --json: exit $status"; sed 's/^/# /' "$dir/py"; show
+    fi
+  else
+    skip "memfd_create refused, --json" "no python3"
+  fi
+else
+  skip "memfd_create refused" "no seccomp filter here: $nomemfd_why"
+  skip "memfd_create refused, --json" "no seccomp filter here: $nomemfd_why"
+fi
+# a file over 256 MiB (one.so and a sparse tail the loader never reads)
+cp "$dir/one.so" "$dir/big.so"
+if truncate -s 300M "$dir/big.so" 2>/dev/null ||
+   dd if=/dev/null of="$dir/big.so" bs=1048576 seek=300 count=0 2>/dev/null; then
+  run $quick "$dir/big.so" "$dir/three.so"
+  covered=$(grep '^the 99% intervals cover' "$out")
+  if [ $status -eq 1 ] && row benchmark | grep -q ' slower$' &&
+     echo "$covered" | grep -q "; not a fresh copy of each file or the code's offset within its pages (OLD loaded as it is: larger than 256 MiB, the most it copies" &&
+     ! echo "$covered" | grep -q 'own copy\|x86-64'; then
+    ok "a file over 256 MiB: loaded as it is, and the text says so and why"
+  else
+    notok "a file over 256 MiB: exit $status, want 1 and the text saying OLD was loaded as it is"; show
+  fi
+  rm -f "$dir/big.so"
+else
+  skip "a file over 256 MiB" "no truncate or dd to make one"
+fi
+
+# Builds that find their own libwork.so.1 through $ORIGIN: copied (on
+# x86-64 moved), each with its own libwork in its own namespace.
+if [ $x86_64 = 1 ]; then copies="with its own copy of each file, .*, and the code's offset within its pages\$"
+else copies="with its own copy of each file"; fi
+if [ $origin = 1 ]; then
+  run $quick "$dir/old/bench.so" "$dir/new/bench.so"
+  if [ $status -eq 1 ] && row benchmark | grep -q ' slower$' && grep -q "cover .*$copies" "$out" &&
+     grep -q 'compare-fixture: work-old loaded' "$err" && grep -q 'compare-fixture: work-new loaded' "$err"; then
+    ok "\$ORIGIN builds, NEW's libwork at 3 times the work: copies, each its own libwork, slower, exit 1"
+  else
+    notok "\$ORIGIN builds, NEW's libwork at 3 times the work: exit $status, want 1, slower and copies"; show
+  fi
+  # identical builds, one by RUNPATH, one by RPATH: near 1, not beyond 50%
+  run $quick --tolerance 50 "$dir/old/bench.so" "$dir/same/bench.so"
+  if [ $status -eq 0 ] && row benchmark | awk '{ exit !($2 > 0.8 && $2 < 1.25) }' && grep -q "cover .*$copies" "$out" &&
+     grep -q 'compare-fixture: work-same loaded' "$err"; then
+    ok "\$ORIGIN builds, identical (RUNPATH, RPATH): copies, NEW/OLD near 1, exit 0: $(row benchmark | tr -s ' ')"
+  else
+    notok "\$ORIGIN builds, identical: exit $status, want 0, NEW/OLD near 1 and copies"; show
+  fi
+  # a copy loaded after its libwork must still bind to its own function
+  # of libwork's name first, as a build loaded first does
+  run $quick --tolerance 50 "$dir/one.so" "$dir/new/own.so"
+  if [ $status -eq 0 ] && row benchmark | awk '{ exit !($2 > 0.8 && $2 < 1.25) }' && grep -q "cover .*$copies" "$out" &&
+     grep -q 'compare-fixture: work-new loaded' "$err"; then
+    ok "\$ORIGIN build defining a function its libwork defines too: its own measured, NEW/OLD near 1: $(row benchmark | tr -s ' ')"
+  else
+    notok "\$ORIGIN build defining its libwork's function: exit $status, want 0 and NEW/OLD near 1 (its own, not libwork's 3 times the work)"; show
+  fi
+else
+  skip "\$ORIGIN builds, 3 times the work" "$origin_why"
+  skip "\$ORIGIN builds, identical" "$origin_why"
+  skip "\$ORIGIN build defining its libwork's function" "$origin_why"
+fi
+
 # ---- a suite, JSON, progress ----
 run $quick --symbol benchmark --symbol other "$dir/one.so" "$dir/three.so"
 if [ $status -eq 1 ] && row benchmark | grep -q ' slower$' && row other | grep -q ' slower$'; then
@@ -245,7 +413,6 @@ else
 fi
 
 # ---- code moved within its pages (x86-64) ----
-if printf '#ifndef __x86_64__\n#error\n#endif\n' | ${CC:-cc} -E - >/dev/null 2>&1; then x86_64=1; else x86_64=0; fi
 # (exit 0 or 1: which one, for two builds of one code, is noise's; 2, an
 # error, is what a wrong address gives: the execution dies of SIGABRT)
 moved_json() { # python3 assertions on the JSON in $out, with d the document
@@ -265,6 +432,7 @@ for who in ("old", "new"):
     assert step == 32, (who, step)  # the 32-byte-aligned table sets it
     assert len(offsets) == 6 and all(isinstance(o, int) and 0 <= o < 4096 and o % step == 0 for o in offsets), offsets
     assert len(set(offsets)) > 1, offsets  # 6 draws of 128 offsets
+    assert d[who + "_loaded"] == ["moved copy"] * 6 and d[who + "_loaded_why"] == [None] * 6, d
 assert d["interval_covers"].endswith(", and the code\x27s offset within its pages"), d["interval_covers"]
 '; then
     ok "moved copies: every address still right in 6 executions, OLD at $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["old_code_offsets"])' "$out")"
@@ -274,7 +442,8 @@ assert d["interval_covers"].endswith(", and the code\x27s offset within its page
   run --json --executions 2 --seconds 0.02 "$dir/paged.so" "$dir/moved.so"
   if [ $status -le 1 ] && moved_json '
 assert d["old_code_offsets"] == [None, None] and d["old_code_step"] == 0, d
-assert all(isinstance(o, int) for o in d["new_code_offsets"]), d
+assert d["old_loaded"] == ["copy", "copy"] and d["old_loaded_why"] == ["a section is aligned to a page or more"] * 2, d
+assert all(isinstance(o, int) for o in d["new_code_offsets"]) and d["new_loaded"] == ["moved copy"] * 2, d
 assert d["interval_covers"].endswith("; not the code\x27s offset within its pages (OLD: a section is aligned to a page or more)"), d["interval_covers"]
 '; then
     ok "a page-aligned section: OLD loaded unmoved, and the interval says so"
@@ -284,6 +453,7 @@ assert d["interval_covers"].endswith("; not the code\x27s offset within its page
   run --json --no-copy --executions 2 --seconds 0.02 "$dir/moved.so" "$dir/moved.so"
   if [ $status -le 1 ] && moved_json '
 assert d["old_code_offsets"] == [None, None] and d["new_code_offsets"] == [None, None], d
+assert d["old_loaded"] == d["new_loaded"] == ["file"] * 2 and d["old_loaded_why"] == ["--no-copy"] * 2, d
 assert d["interval_covers"].endswith("; not the code\x27s offset within its pages (--no-copy)"), d["interval_covers"]
 '; then
     ok "--no-copy: nothing moved, and the interval says so"
@@ -294,6 +464,7 @@ else
   run --json --executions 2 --seconds 0.02 "$dir/moved.so" "$dir/moved.so"
   if [ $status -le 1 ] && moved_json '
 assert d["old_code_offsets"] == [None, None] and d["old_code_step"] == 0, d
+assert d["old_loaded"] == ["copy", "copy"] and d["old_loaded_why"][0].startswith("not on x86-64"), d
 assert "; not the code\x27s offset within its pages (OLD: not on x86-64" in d["interval_covers"], d
 '; then
     ok "not x86-64: nothing moved, and the interval says so"

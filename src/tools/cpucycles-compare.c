@@ -25,7 +25,12 @@
  *     code (the page cache would give every execution the same ones),
  *     and on x86-64 the copy's code moved to a random offset within its
  *     pages (elf-shift.h: which cache lines and fetch blocks a hot loop
- *     spans changes from one execution to the next);
+ *     spans changes from one execution to the next); the libraries a
+ *     build finds through $ORIGIN (a build tree's own), which the copy's
+ *     origin (/proc/self/fd) would not find, are loaded from the file's
+ *     directory into its namespace first, where the copy finds them (so
+ *     their own references to a symbol the build also defines bind to
+ *     theirs, not the build's: --no-copy where that matters);
  *   - each function entered through a jump at a random address (the
  *     branch predictors see the harness's call go elsewhere: a build with
  *     300 bytes of padding before its code measured 0.01% faster in every
@@ -34,10 +39,16 @@
  *     random amount of stack taken before measuring (stack alignment,
  *     4 KiB aliasing between the stack and the code's data);
  *   - the order in which the two objects are loaded alternates.
- * Where the code cannot be moved (other architectures, --no-copy, an
- * object elf-shift.c refuses), its offsets within its pages are the
- * build's, and the output says so: a change that moves a hot loop across
- * a cache-line boundary is then measured as what it is.  Each execution gives a log-ratio; their mean is the estimate, their
+ * Where the code cannot be moved (other architectures, an object
+ * elf-shift.c refuses) or no copy can be made (--no-copy, no memfd, a
+ * file over 256 MiB, a copy the loader refuses: then the file itself is
+ * loaded, as named, never searched for on the library path), its offsets
+ * within its pages are the build's, and each execution reports how each
+ * build was loaded and why, which the output says: a change that moves a
+ * hot loop across a cache-line boundary is then measured as what it is.
+ * The functions measured are the build's own: dlsym() also finds its
+ * dependencies' (libc's getpid), which count as missing.
+ * Each execution gives a log-ratio; their mean is the estimate, their
  * spread (which holds the noise within an execution too) its standard
  * error, and Student's t at E - 1 degrees of freedom the 99% interval.
  *
@@ -53,6 +64,7 @@
 #include "readfile.h"
 #include "stats.h"
 #include <dlfcn.h>
+#include <link.h> /* struct link_map */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -118,7 +130,8 @@ static const char usage[] =
     "                     comparison beyond --seconds, before its execution\n"
     "                     is killed (default 60)\n"
     "  --no-copy          load the files themselves, not a fresh copy in each\n"
-    "                     execution (for objects that find others by $ORIGIN)\n"
+    "                     execution (to measure the code where the linker put\n"
+    "                     it within its pages)\n"
     "  --json             the result as one JSON object\n"
     "  --progress         progress on stderr (default: on a terminal, for a\n"
     "                     run of over 2 s)\n"
@@ -187,23 +200,44 @@ static void say(const char *format, ...)
   }
 }
 
-/* The whole of a file (at most MAX_FILE bytes), malloc'ed; 0 on failure. */
+/* The whole of a file (at most MAX_FILE bytes), malloc'ed; 0 with *why
+ * on failure. */
 #define MAX_FILE (256UL << 20)
-static unsigned char *read_all(const char *path, size_t *size)
+static unsigned char *read_all(const char *path, size_t *size, char *why, size_t why_size)
 {
   unsigned char *buf = 0, *grown;
   size_t used = 0, room = 0;
+  struct stat st;
   ssize_t r;
   int in = open(path, O_RDONLY | O_CLOEXEC);
-  if (in < 0) return 0;
+  if (in < 0) {
+    snprintf(why, why_size, "cannot read it: %s", strerror(errno));
+    return 0;
+  }
+  /* refused before reading: a copy of a larger file would cost as much */
+  if (fstat(in, &st) == 0 && (unsigned long long)st.st_size > MAX_FILE) {
+    snprintf(why, why_size, "larger than 256 MiB, the most it copies");
+    close(in);
+    return 0;
+  }
   for (;;) {
     if (used == room) {
-      if (room >= MAX_FILE || !(grown = realloc(buf, room ? 2 * room : 65536))) goto fail;
+      if (room >= MAX_FILE) {
+        snprintf(why, why_size, "larger than 256 MiB, the most it copies");
+        goto fail;
+      }
+      if (!(grown = realloc(buf, room ? 2 * room : 65536))) {
+        snprintf(why, why_size, "no memory for its copy");
+        goto fail;
+      }
       buf = grown, room = room ? 2 * room : 65536;
     }
     r = read(in, buf + used, room - used);
     if (r < 0 && errno == EINTR) continue;
-    if (r < 0) goto fail;
+    if (r < 0) {
+      snprintf(why, why_size, "cannot read it: %s", strerror(errno));
+      goto fail;
+    }
     if (r == 0) break;
     used += (size_t)r;
   }
@@ -216,42 +250,51 @@ fail:
   return 0;
 }
 
-/* A fresh copy of path in a memfd (new physical pages for the code), its
- * /proc/self/fd name in name; -1 when there is no memfd (then the file
- * itself is loaded).  On x86-64 the copy's code is also moved to a random
- * offset within its pages, a multiple of the step its alignment allows
- * (elf-shift.h); *offset is that offset and *step the step, or -1 with
- * *why when the object
+/* How one build was loaded, as its "placement" line says it: a copy with
+ * its code moved (offset >= 0), a copy as it is (why: why not moved), or
+ * the file itself (why: why not copied). */
+struct loading {
+  int copied;
+  long offset;        /* the code's offset within its pages, or -1 */
+  unsigned long step; /* the step offset was drawn in */
+  char why[200];
+};
+
+/* A fresh copy of the file's bytes in a memfd (new physical pages for
+ * the code), its /proc/self/fd name in name; -1 with l->why when there is
+ * no memfd.  On x86-64 the copy's code is also moved to a random offset
+ * within its pages, a multiple of the step its alignment allows
+ * (elf-shift.h): l->offset and l->step, or -1 with l->why when the object
  * cannot be moved (then the copy is the file as it is). */
-static int fresh_copy(const char *path, char *name, size_t size, unsigned long long *seed,
-                      long *offset, unsigned long *step, const char **why)
+static int fresh_copy(const unsigned char *image, size_t image_size, char *name, size_t size,
+                      unsigned long long *seed, struct loading *l)
 {
 #if defined(MFD_CLOEXEC)
-  unsigned char *image, *moved = 0;
+  unsigned char *moved = 0;
   const unsigned char *bytes;
-  size_t image_size, moved_size = 0, done, length;
+  const char *why = "not on x86-64 (only there is its code moved within its pages)";
+  size_t moved_size = 0, done, length;
   ssize_t w;
   int out, tries;
-  *offset = -1;
-  *why = "not on x86-64 (only there is its code moved within its pages)";
-  if (!(image = read_all(path, &image_size))) return -1;
+  l->offset = -1;
 #if defined(__x86_64__)
-  *step = cpucycles_elf_shift_step(image, image_size, why);
+  l->step = cpucycles_elf_shift_step(image, image_size, &why);
   /* an offset at which two segments would share a page badly is
    * refused: another draw, a few times */
-  for (tries = 0; *step && tries < 8 && !moved; tries++) {
+  for (tries = 0; l->step && tries < 8 && !moved; tries++) {
     *seed ^= *seed << 13, *seed ^= *seed >> 7, *seed ^= *seed << 17;
-    *offset = (long)((*seed >> 11) % (4096 / *step) * *step);
-    if (cpucycles_elf_shift(image, image_size, (unsigned long)*offset, &moved, &moved_size, why) != 0)
-      *offset = -1;
+    l->offset = (long)((*seed >> 11) % (4096 / l->step) * l->step);
+    if (cpucycles_elf_shift(image, image_size, (unsigned long)l->offset, &moved, &moved_size, &why) != 0)
+      l->offset = -1;
   }
 #else
-  (void)tries, (void)seed, (void)step;
+  (void)tries, (void)seed;
 #endif
   out = memfd_create("cpucycles-compare", MFD_CLOEXEC);
   if (out < 0) {
-    free(image), free(moved);
-    *offset = -1;
+    snprintf(l->why, sizeof l->why, "no memory file for its copy (memfd_create: %s)", strerror(errno));
+    free(moved);
+    l->offset = -1;
     return -1;
   }
   bytes = moved ? moved : image;
@@ -262,19 +305,153 @@ static int fresh_copy(const char *path, char *name, size_t size, unsigned long l
         w = 0;
         continue;
       }
-      free(image), free(moved);
+      snprintf(l->why, sizeof l->why, "cannot write its copy: %s", w < 0 ? strerror(errno) : "no room");
+      free(moved);
       close(out);
-      *offset = -1;
+      l->offset = -1;
       return -1;
     }
-  free(image), free(moved);
+  free(moved);
+  if (l->offset < 0) snprintf(l->why, sizeof l->why, "%s", why);
   snprintf(name, size, "/proc/self/fd/%d", out);
   return out;
 #else
-  (void)path, (void)name, (void)size, (void)seed, (void)step;
-  *offset = -1;
-  *why = "no memfd here";
+  (void)image, (void)image_size, (void)name, (void)size, (void)seed;
+  l->offset = -1;
+  snprintf(l->why, sizeof l->why, "no memory files (memfd_create) here");
   return -1;
+#endif
+}
+
+/* A name dlopen() takes as the file itself: one without a slash would be
+ * searched for on the library path (another file of that name, or none),
+ * not in the working directory where the parent found it. */
+static const char *as_path(const char *path, char *buf, size_t size)
+{
+  if (strchr(path, '/')) return path;
+  snprintf(buf, size, "./%s", path);
+  return buf;
+}
+
+/* Whether dir/name is an object of this process's ELF class and machine,
+ * as the loader takes one found on a search path (it passes over others). */
+static int loadable_at(const char *dir, size_t dir_length, const char *name, const unsigned char *ident,
+                       char *file, size_t size)
+{
+  unsigned char h[20];
+  int fd, ok;
+  if ((size_t)snprintf(file, size, "%.*s/%s", (int)dir_length, dir, name) >= size) return 0;
+  if ((fd = open(file, O_RDONLY | O_CLOEXEC)) < 0) return 0;
+  ok = read(fd, h, sizeof h) == (ssize_t)sizeof h && !memcmp(h, ident, 6) && !memcmp(h + 18, ident + 18, 2);
+  close(fd);
+  return ok;
+}
+
+/* dir's first length bytes with $ORIGIN (or ${ORIGIN}) as origin, into
+ * buf; 0, or -1 when it holds another substitution ($LIB, $PLATFORM),
+ * which only the loader knows. *had says whether $ORIGIN was there. */
+static int expand_origin(const char *dir, size_t length, const char *origin, char *buf, size_t size,
+                         int *had)
+{
+  size_t i = 0, n = 0, k;
+  *had = 0;
+  while (i < length) {
+    if (dir[i] != '$') {
+      if (n + 1 >= size) return -1;
+      buf[n++] = dir[i++];
+      continue;
+    }
+    if (length - i >= 7 && !memcmp(dir + i, "$ORIGIN", 7) &&
+        !(i + 7 < length && (dir[i + 7] == '_' || (dir[i + 7] >= 'a' && dir[i + 7] <= 'z') ||
+                             (dir[i + 7] >= 'A' && dir[i + 7] <= 'Z') ||
+                             (dir[i + 7] >= '0' && dir[i + 7] <= '9'))))
+      k = 7;
+    else if (length - i >= 9 && !memcmp(dir + i, "${ORIGIN}", 9))
+      k = 9;
+    else
+      return -1;
+    if (n + strlen(origin) + 1 >= size) return -1;
+    memcpy(buf + n, origin, strlen(origin));
+    n += strlen(origin), i += k, *had = 1;
+  }
+  buf[n] = 0;
+  return 0;
+}
+
+/* The dependencies of the object at path (its bytes image) that the
+ * loader finds through $ORIGIN: a copy loaded from /proc/self/fd has
+ * another origin, and would not find them (or find others).  Each is
+ * resolved here as the loader resolves it for the file (its DT_RPATH,
+ * or LD_LIBRARY_PATH then its DT_RUNPATH; the first directory holding an
+ * object of this machine's), and when that directory came from $ORIGIN,
+ * its path goes into files[].  Returns how many, or -1 with why. */
+#define MAX_PRELOAD 16
+static int origin_dependencies(const char *path, const unsigned char *image, size_t image_size,
+                               char files[][4096], char *why, size_t why_size)
+{
+  struct cpucycles_elf_needs needs;
+  const char *reason, *slash, *library_path = getenv("LD_LIBRARY_PATH");
+  char origin[4096], dir[4096], file[4096];
+  int i, n = 0, had;
+#if !defined(LM_ID_NEWLM)
+  /* without namespaces (musl) a DT_NEEDED name finds a library loaded by
+   * its path only where that path came from a search: nothing to gain,
+   * and such a build is loaded as it is (the code below compiled all the
+   * same, for its warnings) */
+  return 0;
+#endif
+  if (cpucycles_elf_needs(image, image_size, &needs, &reason) != 0) {
+    snprintf(why, why_size, "%s", reason);
+    return -1;
+  }
+  if (!needs.search || (!strstr(needs.search, "$ORIGIN") && !strstr(needs.search, "${ORIGIN}")))
+    return 0;
+  /* the loader's $ORIGIN: the directory of the name it was given */
+  slash = strrchr(path, '/');
+  if (!slash) snprintf(origin, sizeof origin, ".");
+  else if (slash == path) snprintf(origin, sizeof origin, "/");
+  else snprintf(origin, sizeof origin, "%.*s", (int)(slash - path), path);
+  for (i = 0; i < needs.nneeded; i++) {
+    const char *name = needs.needed[i], *p, *end;
+    int pass, found = 0;
+    if (strchr(name, '/')) continue; /* a path: not searched for */
+    /* with DT_RUNPATH, LD_LIBRARY_PATH first: found there, the copy finds
+     * it there too */
+    for (pass = needs.runpath ? 0 : 1; pass < 2 && !found; pass++) {
+      const char *list = pass ? needs.search : library_path;
+      for (p = list; p && *p && !found; p = *end ? end + 1 : end) {
+        if (!(end = strchr(p, ':'))) end = p + strlen(p);
+        if (end == p) continue;
+        if (expand_origin(p, (size_t)(end - p), origin, dir, sizeof dir, &had) != 0) {
+          found = -1; /* only the loader knows where this one leads: left to it */
+          break;
+        }
+        if (!loadable_at(dir, strlen(dir), name, image, file, sizeof file)) continue;
+        found = 1;
+        if (pass && had) {
+          if (n == MAX_PRELOAD) {
+            snprintf(why, why_size, "more than %d dependencies found through $ORIGIN", MAX_PRELOAD);
+            return -1;
+          }
+          snprintf(files[n++], 4096, "%s", file);
+        }
+      }
+    }
+  }
+  return n;
+}
+
+/* dlmopen() or, without namespaces, dlopen() (not glibc: each build local
+ * to its own handle; but a dependency both builds name by one soname,
+ * their own versions of a library, is loaded once, the first build's:
+ * cpucycles-compare(1)). */
+static void *open_in(long namespace, const char *file, int flags)
+{
+#if defined(LM_ID_NEWLM)
+  return dlmopen(namespace < 0 ? LM_ID_NEWLM : (Lmid_t)namespace, file, flags);
+#else
+  (void)namespace;
+  return dlopen(file, flags);
 #endif
 }
 
@@ -282,37 +459,99 @@ static int fresh_copy(const char *path, char *name, size_t size, unsigned long l
  * a message; *fd is its copy's descriptor (or -1), to be closed once both
  * are loaded: a descriptor closed at once would give the other build's
  * copy the same /proc/self/fd name, and where there are no namespaces
- * dlopen() would take that name for the build already loaded. */
+ * dlopen() would take that name for the build already loaded.
+ *
+ * A copy is loaded where one can be made and the loader takes it; else
+ * the file itself, and its "placement" line says why.  A build that
+ * finds its own libraries through $ORIGIN has them loaded first, from
+ * its file's directory, into the namespace its copy then goes into: the
+ * copy's DT_NEEDED finds them there by soname. */
 static void *load(const char *label, const char *path, int copy, int *fd_out,
                   unsigned long long *seed)
 {
-  char name[64];
-  void *h;
-  const char *why = "--no-copy";
-  long offset = -1;
-  unsigned long step = 0;
-  int fd = copy ? fresh_copy(path, name, sizeof name, seed, &offset, &step, &why) : -1;
-  *fd_out = fd;
-  /* where within its pages the code now lies, or why it was not moved */
-  if (offset >= 0)
-    say("placement %s %ld %lu", label, offset, step);
-  else
-    say("placement %s - %s", label, why);
+  static char deps[MAX_PRELOAD][4096];
+  char name[64], bare[4096 + 3], why[200];
+  void *h = 0, *preloaded[MAX_PRELOAD];
+  struct loading l;
+  unsigned char *image = 0;
+  size_t image_size = 0;
+  const char *error;
+  long namespace = -1;
+  int fd = -1, i, ndeps = 0, npreloaded = 0;
+
+  memset(&l, 0, sizeof l);
+  l.offset = -1;
   say("step load %s", label);
-  dlerror();
+  if (!copy)
+    snprintf(l.why, sizeof l.why, "--no-copy");
+  else if (!(image = read_all(path, &image_size, l.why, sizeof l.why)))
+    ;
+  else if ((ndeps = origin_dependencies(path, image, image_size, deps, why, sizeof why)) < 0)
+    snprintf(l.why, sizeof l.why, "its dependencies are unknown: %.160s", why);
+  else if ((fd = fresh_copy(image, image_size, name, sizeof name, seed, &l)) >= 0) {
+    for (i = 0; i < ndeps; i++) {
+      dlerror();
+      if (!(preloaded[npreloaded] = open_in(namespace, deps[i], RTLD_NOW | RTLD_LOCAL))) {
+        error = dlerror();
+        snprintf(l.why, sizeof l.why, "its dependency %s, found through $ORIGIN, did not load beside its copy: %s",
+                 deps[i], error ? error : "(no reason given)");
+        break;
+      }
 #if defined(LM_ID_NEWLM)
-  h = dlmopen(LM_ID_NEWLM, fd >= 0 ? name : path, RTLD_NOW | RTLD_LOCAL);
-#else
-  /* no namespaces (not glibc): each build local to its own handle; but
-   * a dependency both builds name by one soname (their own versions of a
-   * library) is loaded once, the first build's (cpucycles-compare(1)) */
-  h = dlopen(fd >= 0 ? name : path, RTLD_NOW | RTLD_LOCAL);
+      if (namespace < 0) {
+        Lmid_t id;
+        if (dlinfo(preloaded[npreloaded], RTLD_DI_LMID, &id) != 0) {
+          dlclose(preloaded[npreloaded]);
+          snprintf(l.why, sizeof l.why, "its dependency %s: no namespace", deps[i]);
+          break;
+        }
+        namespace = (long)id;
+      }
 #endif
-  if (!h) {
-    why = dlerror();
-    say("error %s %s: cannot load it: %s", label, path, why ? why : "(no reason given)");
-    _exit(2);
+      npreloaded++;
+    }
+    if (npreloaded == ndeps) {
+      dlerror();
+      /* the first object loaded into a namespace is its global scope,
+       * which lookups try first: here that is a dependency, which would
+       * then come before the copy's own definitions; RTLD_DEEPBIND has
+       * the copy look in its own scope first (itself, then its
+       * dependencies), the order a build loaded first has */
+      h = open_in(namespace, name, RTLD_NOW | RTLD_LOCAL
+#if defined(RTLD_DEEPBIND)
+                                       | (npreloaded ? RTLD_DEEPBIND : 0)
+#endif
+      );
+      if (!h) {
+        error = dlerror();
+        snprintf(l.why, sizeof l.why, "the loader refused its copy: %s", error ? error : "(no reason given)");
+      }
+    }
+    if (h) {
+      l.copied = 1;
+    } else {
+      close(fd), fd = -1;
+      l.offset = -1;
+      while (npreloaded > 0) dlclose(preloaded[--npreloaded]);
+    }
   }
+  free(image);
+  *fd_out = fd;
+  if (!h) {
+    dlerror();
+    h = open_in(-1, as_path(path, bare, sizeof bare), RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+      error = dlerror();
+      say("error %s %s: cannot load it: %s", label, path, error ? error : "(no reason given)");
+      _exit(2);
+    }
+  }
+  /* how it was loaded: where within its pages the code now lies, or why
+   * it was not moved, or why not copied */
+  if (l.offset >= 0)
+    say("placement %s %ld %lu", label, l.offset, l.step);
+  else
+    say("placement %s - %s: %s", label, l.copied ? "copied, not moved" : "loaded as it is", l.why);
   return h;
 }
 
@@ -454,12 +693,46 @@ static int run_symbols(int nsymbols, char **symbols, void (**fns)(void *), void 
   return 0;
 }
 
+/* Whether p, which dlsym() found for handle, lies in the object handle
+ * loaded itself: dlsym() searches that object's dependencies too (libc's
+ * getpid for a build without one).  When not, *elsewhere names the object
+ * it lies in (0 when none). */
+static int defined_by(void *handle, void *p, const char **elsewhere)
+{
+  Dl_info info;
+  *elsewhere = 0;
+#if defined(__GLIBC__) /* dladdr1(); RTLD_DL_LINKMAP and RTLD_DI_LINKMAP are enumerators there */
+  {
+    struct link_map *own = 0, *found = 0;
+    if (!dladdr1(p, &info, (void **)&found, RTLD_DL_LINKMAP) || !found) return 0;
+    *elsewhere = info.dli_fname;
+    return dlinfo(handle, RTLD_DI_LINKMAP, &own) == 0 && own == found;
+  }
+#elif defined(RTLD_DI_LINKMAP)
+  {
+    /* no dladdr1() (musl): the object's name, which the loader gives
+     * both, the same string.  An address dladdr() gives to no object is
+     * taken as the build's: musl's finds an object by its program
+     * headers, and a moved copy's lie outside its segments (elf-shift.c),
+     * so it knows nothing in one; a dependency is never such a copy. */
+    struct link_map *own = 0;
+    if (!dladdr(p, &info) || !info.dli_fname) return 1;
+    if (dlinfo(handle, RTLD_DI_LINKMAP, &own) != 0 || !own || !own->l_name) return 1;
+    *elsewhere = info.dli_fname;
+    return !strcmp(own->l_name, info.dli_fname);
+  }
+#else
+  (void)handle, (void)p, (void)info;
+  return 1; /* cannot tell */
+#endif
+}
+
 /* argv: INTERNAL fd index stack copy seconds old new symbol... */
 static int execution(int argc, char **argv)
 {
   void *h[2];
   void (*fns[2 * MAX_SYMBOLS])(void *), (*entries[2 * MAX_SYMBOLS])(void *);
-  const char *paths[2], *end;
+  const char *paths[2], *end, *elsewhere;
   struct timespec t;
   int i, k, first, copy, nsymbols = argc - 9, fds[2];
   long stack;
@@ -494,6 +767,15 @@ static int execution(int argc, char **argv)
       p = dlsym(h[k], argv[9 + i]);
       if (!p) {
         say("error %s %s: no symbol %s", k ? "NEW" : "OLD", paths[k], argv[9 + i]);
+        return 2;
+      }
+      if (!defined_by(h[k], p, &elsewhere)) {
+        if (elsewhere)
+          say("error %s %s: no symbol %s of its own (that one is %s's, a library it loads)",
+              k ? "NEW" : "OLD", paths[k], argv[9 + i], elsewhere);
+        else
+          say("error %s %s: no symbol %s of its own (its address lies in no loaded object)",
+              k ? "NEW" : "OLD", paths[k], argv[9 + i]);
         return 2;
       }
       /* dlsym's void * to a function pointer: POSIX requires it to work */
@@ -1034,27 +1316,75 @@ static const char *verdict_word(int verdict)
 #define COVERS "placement: each execution a fresh process (ASLR), with its own copy of each file, entry addresses, environment size and stack offset"
 #define COVERS_NO_COPY "placement: each execution a fresh process (ASLR), with its own entry addresses, environment size and stack offset"
 
+/* How a build was loaded in one execution, from its "placement" line:
+ * MOVED (a copy, its code moved), COPIED (a copy as it is), FILE (the
+ * file itself); *why says why not moved or not copied. */
+enum { MOVED, COPIED, FILE_ITSELF };
+#define SAID_COPIED "copied, not moved: "
+#define SAID_FILE "loaded as it is: "
+static int loaded_how(const struct outcome *run, int j, const char **why)
+{
+  const char *w = run->why[j];
+  *why = 0;
+  if (run->offset[j] >= 0) return MOVED;
+  if (!strncmp(w, SAID_COPIED, strlen(SAID_COPIED))) {
+    *why = w + strlen(SAID_COPIED);
+    return COPIED;
+  }
+  *why = !strncmp(w, SAID_FILE, strlen(SAID_FILE)) ? w + strlen(SAID_FILE) : w[0] ? w : "not reported";
+  return FILE_ITSELF;
+}
+
+/* One build's part of why the code's offset is not covered: "OLD: why"
+ * for copies not moved, "OLD loaded as it is: why" for the file itself,
+ * each with "in k of E executions" when not in all; "" when moved in
+ * every execution. */
+static void not_moved(const struct options *o, const struct outcome *runs, int j, char *text, size_t size)
+{
+  const char *why, *first[3] = {0, 0, 0}, *who = j ? "NEW" : "OLD";
+  long e, count[3] = {0, 0, 0};
+  size_t n = 0;
+  int how;
+  text[0] = 0;
+  for (e = 0; e < o->executions; e++) {
+    how = loaded_how(&runs[e], j, &why);
+    if (!count[how]++) first[how] = why;
+  }
+  for (how = FILE_ITSELF; how >= COPIED && n < size; how--) {
+    char times[64] = "";
+    if (!count[how]) continue;
+    if (count[how] < o->executions)
+      snprintf(times, sizeof times, " in %ld of %ld executions", count[how], o->executions);
+    n += (size_t)snprintf(text + n, size - n, "%s%s%s%s: %s", n ? "; " : "", who,
+                          how == FILE_ITSELF ? " loaded as it is" : "", times, first[how]);
+  }
+}
+
 /* What the intervals cover: COVERS, and the code's offset within its
- * pages where both builds were moved in every execution, or why not. */
+ * pages where both builds were moved in every execution, or why not: a
+ * copy of each file only where each was copied in every execution. */
 static void covers(const struct options *o, const struct outcome *runs, char *text, size_t size)
 {
-  const char *why = 0;
+  char why[2][300];
+  const char *unused;
   long e;
-  int j, which = 0;
+  int j, all_copied = 1;
   if (!o->copy) {
     snprintf(text, size, "%s; not the code's offset within its pages (--no-copy)", COVERS_NO_COPY);
     return;
   }
-  for (e = 0; e < o->executions && !why; e++)
-    for (j = 0; j < 2 && !why; j++)
-      if (runs[e].offset[j] < 0) why = runs[e].why[j][0] ? runs[e].why[j] : "not reported", which = j;
-  if (why)
-    snprintf(text, size, "%s; not the code's offset within its pages (%s: %s)", COVERS,
-             which ? "NEW" : "OLD", why);
-  else
+  for (e = 0; e < o->executions; e++)
+    for (j = 0; j < 2; j++)
+      if (loaded_how(&runs[e], j, &unused) == FILE_ITSELF) all_copied = 0;
+  not_moved(o, runs, 0, why[0], sizeof why[0]);
+  not_moved(o, runs, 1, why[1], sizeof why[1]);
+  if (!why[0][0] && !why[1][0])
     snprintf(text, size, "%s, and the code's offset within its pages", COVERS);
+  else
+    snprintf(text, size, "%s; not %sthe code's offset within its pages (%s%s%s)",
+             all_copied ? COVERS : COVERS_NO_COPY, all_copied ? "" : "a fresh copy of each file or ",
+             why[0], why[0][0] && why[1][0] ? "; " : "", why[1]);
 }
-
 
 static void json_string(const char *s)
 {
@@ -1090,7 +1420,8 @@ static void json_key(const char *key, int first)
 }
 
 /* "old_code_offsets": [...] (null where not moved), "old_code_step": N
- * (0 when never moved), and NEW's. */
+ * (0 when never moved), "old_loaded": ["moved copy" | "copy" | "file"...],
+ * "old_loaded_why": [null | why not moved or not copied...], and NEW's. */
 static void json_code(const struct options *o, const struct outcome *runs, int j, const char *who)
 {
   char key[32];
@@ -1108,12 +1439,31 @@ static void json_code(const struct options *o, const struct outcome *runs, int j
   fputs("]", stdout);
   snprintf(key, sizeof key, "%s_code_step", who);
   json_key(key, 0), printf("%lu", step);
+  /* how it was loaded in each execution, and why not moved or copied */
+  snprintf(key, sizeof key, "%s_loaded", who);
+  json_key(key, 0), fputs("[", stdout);
+  for (e = 0; e < o->executions; e++) {
+    const char *why;
+    int how = loaded_how(&runs[e], j, &why);
+    printf("%s\"%s\"", e ? ", " : "", how == MOVED ? "moved copy" : how == COPIED ? "copy" : "file");
+  }
+  fputs("]", stdout);
+  snprintf(key, sizeof key, "%s_loaded_why", who);
+  json_key(key, 0), fputs("[", stdout);
+  for (e = 0; e < o->executions; e++) {
+    const char *why;
+    if (e) fputs(", ", stdout);
+    loaded_how(&runs[e], j, &why);
+    if (why) json_string(why);
+    else fputs("null", stdout);
+  }
+  fputs("]", stdout);
 }
 
 static void print_json(const struct options *o, const struct row *rows, struct outcome *runs,
                        int status)
 {
-  char covered[600];
+  char covered[1024];
   int s;
   long e;
   covers(o, runs, covered, sizeof covered);
@@ -1166,7 +1516,7 @@ static void put_clean(FILE *f, const char *s)
 
 static void print_text(const struct options *o, const struct row *rows, const struct outcome *runs)
 {
-  char covered[600];
+  char covered[1024];
   int s, width = 6;
   covers(o, runs, covered, sizeof covered);
   for (s = 0; s < o->nsymbols; s++)

@@ -379,3 +379,85 @@ int cpucycles_elf_shift(const unsigned char *image, size_t size, unsigned long o
   *out = q, *out_size = total;
   return 0;
 }
+
+/* ---- an object's dependencies, in this process's ELF class ---- */
+
+#if UINTPTR_MAX > 0xffffffffUL
+#define NATIVE_CLASS ELFCLASS64
+typedef Elf64_Ehdr Native_Ehdr;
+typedef Elf64_Phdr Native_Phdr;
+typedef Elf64_Dyn Native_Dyn;
+#else
+#define NATIVE_CLASS ELFCLASS32
+typedef Elf32_Ehdr Native_Ehdr;
+typedef Elf32_Phdr Native_Phdr;
+typedef Elf32_Dyn Native_Dyn;
+#endif
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define NATIVE_DATA ELFDATA2MSB
+#else
+#define NATIVE_DATA ELFDATA2LSB
+#endif
+
+int cpucycles_elf_needs(const unsigned char *image, size_t size, struct cpucycles_elf_needs *needs,
+                        const char **why)
+{
+  Native_Ehdr eh;
+  Native_Phdr ph;
+  Native_Dyn d;
+  unsigned long long strtab = 0, strsz = 0, dyn_off = 0, dyn_count = 0;
+  unsigned long long needed[CPUCYCLES_ELF_MAX_NEEDED], rpath = 0, runpath = 0;
+  size_t str_off = 0, t;
+  int i, n = 0, have_rpath = 0, have_runpath = 0, have_dynamic = 0, found = 0;
+
+  memset(needs, 0, sizeof *needs);
+  if (size < sizeof eh) return refuse(why, "too short for an ELF header");
+  memcpy(&eh, image, sizeof eh);
+  if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != NATIVE_CLASS ||
+      eh.e_ident[EI_DATA] != NATIVE_DATA || eh.e_type != ET_DYN)
+    return refuse(why, "not a shared object of this machine's ELF class and byte order");
+  if (eh.e_phentsize != sizeof ph || !within(eh.e_phoff, (unsigned long long)eh.e_phnum * sizeof ph, size))
+    return refuse(why, "its program headers are not where its header says");
+  for (i = 0; i < eh.e_phnum; i++) {
+    memcpy(&ph, image + eh.e_phoff + (size_t)i * sizeof ph, sizeof ph);
+    if (ph.p_type != PT_DYNAMIC) continue;
+    if (!within(ph.p_offset, ph.p_filesz, size)) return refuse(why, "its dynamic section lies outside the file");
+    dyn_off = ph.p_offset, dyn_count = ph.p_filesz / sizeof d, have_dynamic = 1;
+  }
+  if (!have_dynamic) return 0; /* nothing needed */
+  for (t = 0; t < dyn_count; t++) {
+    memcpy(&d, image + dyn_off + t * sizeof d, sizeof d);
+    if (d.d_tag == DT_NULL) break;
+    if (d.d_tag == DT_STRTAB) strtab = d.d_un.d_ptr;
+    else if (d.d_tag == DT_STRSZ) strsz = d.d_un.d_val;
+    else if (d.d_tag == DT_RPATH) rpath = d.d_un.d_val, have_rpath = 1;
+    else if (d.d_tag == DT_RUNPATH) runpath = d.d_un.d_val, have_runpath = 1;
+    else if (d.d_tag == DT_NEEDED) {
+      if (n == CPUCYCLES_ELF_MAX_NEEDED) return refuse(why, "more than 64 dependencies");
+      needed[n++] = d.d_un.d_val;
+    }
+  }
+  if (!n && !have_rpath && !have_runpath) return 0;
+  /* the string table: an address, within one loaded segment's file bytes */
+  for (i = 0; i < eh.e_phnum && !found; i++) {
+    memcpy(&ph, image + eh.e_phoff + (size_t)i * sizeof ph, sizeof ph);
+    if (ph.p_type != PT_LOAD || strtab < ph.p_vaddr || strtab - ph.p_vaddr > ph.p_filesz ||
+        strsz > ph.p_filesz - (strtab - ph.p_vaddr) || !within(ph.p_offset, ph.p_filesz, size))
+      continue;
+    str_off = (size_t)(ph.p_offset + (strtab - ph.p_vaddr)), found = 1;
+  }
+  if (!found || !strsz || image[str_off + strsz - 1] != 0)
+    return refuse(why, "its dynamic string table lies outside the file");
+  for (i = 0; i < n; i++) {
+    if (needed[i] >= strsz) return refuse(why, "a dependency's name lies outside its string table");
+    needs->needed[i] = (const char *)image + str_off + needed[i];
+  }
+  needs->nneeded = n;
+  if (have_runpath || have_rpath) {
+    unsigned long long at = have_runpath ? runpath : rpath;
+    if (at >= strsz) return refuse(why, "its search path lies outside its string table");
+    needs->search = (const char *)image + str_off + at;
+    needs->runpath = have_runpath;
+  }
+  return 0;
+}

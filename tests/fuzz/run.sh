@@ -52,6 +52,9 @@ for src in "$here"/fuzz-*.c; do
   # fuzz-elf's seed is a shared object, linked here rather than stored
   if [ "$name" = elf ]; then
     "$clang" -O2 -shared -fPIC -o "$corpus/fixture.so" "$top/tests/compare-fixture.c" 2>/dev/null
+    # and one that needs libraries and finds them through $ORIGIN
+    "$clang" -O2 -shared -fPIC -DWORK_ELSEWHERE -DMARKER=seed -Wl,-rpath,'$ORIGIN' -Wl,--no-as-needed -lm \
+      -o "$corpus/origin.so" "$top/tests/compare-fixture.c" 2>/dev/null
   fi
   "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$out/artifacts-$name/" "$corpus" >"$log" 2>&1
