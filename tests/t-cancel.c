@@ -114,12 +114,18 @@ static void check(enum how how, int compare, const cpu_set_t *initial, pthread_a
   after = unwind_vm_bytes();
   tap_ok(stopped == UNWIND_CALLS, "%s: %d of %d threads %s in the function unwind through "
          "it, their cleanup handlers run", name, stopped, UNWIND_CALLS, what);
+#if defined(TAP_UNDER_TSAN)
+  (void)before, (void)after;
+  tap_skip("the process does not grow", "ThreadSanitizer keeps memory for each thread it has "
+           "seen (14 MiB over the first 1000 here)");
+#else
   if (before < 0 || after < 0)
     tap_skip("the process does not grow", "no /proc/self/statm");
   else
     tap_ok(after - before < UNWIND_GROWTH_MAX, "%s: %d threads %s in it grow the process by "
            "%ld KiB (16 KiB each would be %d KiB)", name, UNWIND_CALLS, what,
            (after - before) / 1024, 16 * UNWIND_CALLS);
+#endif
   if (CPU_COUNT(initial) < 2)
     tap_skip("the CPU affinity is restored as the thread unwinds", "one CPU only");
   else
