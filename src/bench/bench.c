@@ -5,6 +5,7 @@
  * bench-host.c gives it the real clock. */
 #include "bench.h"
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -189,6 +190,23 @@ void cpucycles_bench_scratch_free(long long *scratch)
   if (scratch) munmap(scratch, CPUCYCLES_BENCH_SCRATCH * sizeof(long long));
 }
 
+int cpucycles_bench_take(struct cpucycles_bench_hold *h, int pin)
+{
+  h->pin.active = 0;
+  if (!(h->scratch = cpucycles_bench_scratch())) return -1;
+  if (pin) cpucycles_bench_pin_here(&h->pin);
+  return 0;
+}
+
+void cpucycles_bench_release(struct cpucycles_bench_hold *h)
+{
+  cpucycles_bench_unpin(&h->pin);
+  cpucycles_bench_scratch_free(h->scratch);
+  h->pin.active = 0, h->scratch = 0;
+}
+
+void cpucycles_bench_release_arg(void *h) { cpucycles_bench_release(h); }
+
 /* The null benchmark (the cost of the reads and of calls empty calls):
  * the median of NULL_RUNS runs, kept in scratch, or -1 when none was
  * undisturbed. */
@@ -294,38 +312,20 @@ static int measured_runs(const struct cpucycles_bench_clock *c, void (*fn)(void 
   return 0;
 }
 
-int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
-                         const struct cpucycles_bench_options *o,
-                         struct cpucycles_bench_result *r)
+/* cpucycles_bench()'s work once its memory is held (and the thread
+ * pinned): 0, or an errno value. */
+static int measure(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
+                   const struct cpucycles_bench_options *o, long long *scratch,
+                   struct cpucycles_bench_result *r)
 {
-  long long iterations = o && o->iterations ? o->iterations : DEFAULT_ITERATIONS;
   long long warm_ups = o && o->warm_ups ? o->warm_ups : DEFAULT_WARM_UPS;
+  long long iterations = o && o->iterations ? o->iterations : DEFAULT_ITERATIONS;
   long long calls = o && o->calls > 0 ? o->calls : 1;
-  long long switch_cost, overhead, *scratch;
+  long long switch_cost, overhead;
   struct tally ignored = {0, 0, 0};
-  struct cpucycles_bench_pin p;
-  int saved_errno = errno, rc;
-
-  /* samples has room for iterations: they must be given with it */
-  if (!fn || !r || iterations < 0 || (o && o->calls < 0) || (o && o->samples && !o->iterations)) {
-    errno = EINVAL;
-    return -1;
-  }
-  memset(r, 0, sizeof *r);
-  if (!(scratch = cpucycles_bench_scratch())) {
-    errno = ENOMEM;
-    return -1;
-  }
-  r->flags = c->flags;
-  p.active = 0;
-  if (o && o->pin) cpucycles_bench_pin_here(&p);
-  if (p.active) r->flags |= CPUCYCLES_BENCH_PINNED;
 
   r->precision = cpucycles_bench_precision(c);
-  if (r->precision == 0) {
-    rc = ENOTSUP;
-    goto out;
-  }
+  if (r->precision == 0) return ENOTSUP;
   switch_cost = cpucycles_bench_switch_cost(c);
   if (!(o && o->calls)) {
     overhead = cpucycles_bench_null_overhead(c, 1, switch_cost, scratch);
@@ -340,19 +340,42 @@ int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void 
   }
 
   if (warm_ups > 0) run(c, fn, arg, calls, warm_ups, 0, switch_cost, 0, 0, &ignored);
-  rc = measured_runs(c, fn, arg, calls, iterations, o ? o->samples : 0, scratch, switch_cost, r)
-           ? EAGAIN
-           : 0;
-out:
-  cpucycles_bench_unpin(&p);
-  cpucycles_bench_scratch_free(scratch);
+  return measured_runs(c, fn, arg, calls, iterations, o ? o->samples : 0, scratch, switch_cost, r)
+             ? EAGAIN
+             : 0;
+}
+
+int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
+                         const struct cpucycles_bench_options *o,
+                         struct cpucycles_bench_result *r)
+{
+  long long iterations = o && o->iterations ? o->iterations : DEFAULT_ITERATIONS;
+  struct cpucycles_bench_hold hold CPUCYCLES_BENCH_HELD = {0};
+  int saved_errno = errno, rc;
+
+  /* samples has room for iterations: they must be given with it */
+  if (!fn || !r || iterations < 0 || (o && o->calls < 0) || (o && o->samples && !o->iterations)) {
+    errno = EINVAL;
+    return -1;
+  }
+  memset(r, 0, sizeof *r);
+  if (cpucycles_bench_take(&hold, o && o->pin) != 0) {
+    errno = ENOMEM;
+    return -1;
+  }
+  r->flags = c->flags;
+  if (hold.pin.active) r->flags |= CPUCYCLES_BENCH_PINNED;
+  /* (bench.h, "What a call holds") */
+  pthread_cleanup_push(cpucycles_bench_release_arg, &hold);
+  rc = measure(c, fn, arg, o, hold.scratch, r);
+  pthread_cleanup_pop(1);
   if (rc != 0) {
     errno = rc;
     return -1;
   }
   if (cpucycles_bench_below_resolution(r->median, r->min, r->precision))
     r->flags |= CPUCYCLES_BENCH_BELOW_RESOLUTION;
-  per_call(r, calls);
+  per_call(r, r->calls);
   errno = saved_errno;
   return 0;
 }

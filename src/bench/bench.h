@@ -50,6 +50,29 @@ struct cpucycles_bench_pin {
 void cpucycles_bench_pin_here(struct cpucycles_bench_pin *p);
 void cpucycles_bench_unpin(struct cpucycles_bench_pin *p);
 
+/* What a call holds while the program's function runs: the working
+ * memory and, with pin, the thread's affinity.  The function may leave by
+ * unwinding (a C++ exception, a cancelled thread, pthread_exit()), and
+ * then the harness still gives them back: a variable declared
+ * CPUCYCLES_BENCH_HELD is released as the unwind passes it (the files are
+ * compiled with -fexceptions: configure.ac), and the code between
+ * pthread_cleanup_push(cpucycles_bench_release_arg, ...) and its pop is
+ * where a C library whose cancellation does not unwind (musl) releases it.
+ * cpucycles_bench_take(): 0, or -1 when there is no memory to map (h
+ * then holds nothing); cpucycles_bench_release() may be called again. */
+struct cpucycles_bench_hold {
+  long long *scratch;
+  struct cpucycles_bench_pin pin;
+};
+int cpucycles_bench_take(struct cpucycles_bench_hold *h, int pin);
+void cpucycles_bench_release(struct cpucycles_bench_hold *h);
+void cpucycles_bench_release_arg(void *h);
+#if defined(__GNUC__)
+#define CPUCYCLES_BENCH_HELD __attribute__((cleanup(cpucycles_bench_release)))
+#else
+#define CPUCYCLES_BENCH_HELD
+#endif
+
 /* The standard error of the mean of sorted a[cut, n - cut) (bench-stats.c). */
 double cpucycles_trimmed_mean_error(const long long *a, long long n, long long cut);
 

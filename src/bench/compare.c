@@ -6,6 +6,7 @@
  * (compare-stats.c).  bench-host.c gives it the real clock. */
 #include "compare.h"
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 
 #define DEFAULT_SECONDS 0.25
@@ -106,16 +107,46 @@ static void pairs(struct plan *p, long long wanted, long long budget,
   }
 }
 
+/* cpucycles_bench_compare()'s work once its memory is held (and the
+ * thread pinned): 0, or an errno value. */
+static int measure(struct plan *p, long long wanted, long long budget,
+                   const struct cpucycles_compare_options *o, long long *scratch,
+                   struct cpucycles_compare_result *r)
+{
+  struct cpucycles_compare_acc acc;
+  long long calls_b;
+
+  r->precision = cpucycles_bench_precision(p->c);
+  if (r->precision == 0) return ENOTSUP;
+  p->switch_cost = cpucycles_bench_switch_cost(p->c);
+  p->calls = o && o->calls ? o->calls : 0;
+  if (!p->calls) { /* the same calls for both, enough for the faster one */
+    p->overhead = cpucycles_bench_null_overhead(p->c, 1, p->switch_cost, scratch);
+    if (p->overhead < 0) p->overhead = 0;
+    p->calls = cpucycles_bench_choose_calls(p->c, p->a.fn, p->a.arg, r->precision, p->overhead);
+    calls_b = cpucycles_bench_choose_calls(p->c, p->b.fn, p->b.arg, r->precision, p->overhead);
+    if (calls_b > p->calls) p->calls = calls_b;
+  }
+  r->calls = p->calls;
+  p->overhead = cpucycles_bench_null_overhead(p->c, p->calls, p->switch_cost, scratch);
+  if (p->overhead < 0) p->overhead = 0;
+  else r->flags |= CPUCYCLES_BENCH_SUBTRACTED;
+  r->overhead = p->overhead;
+
+  cpucycles_compare_start(&acc);
+  pairs(p, wanted, budget, &acc, r);
+  return cpucycles_compare_finish(&acc, p->calls, r->precision, r) ? EAGAIN : 0;
+}
+
 int cpucycles_bench_compare_with(const struct cpucycles_bench_clock *c, long long persecond,
                                  void (*a)(void *), void *arg_a, void (*b)(void *), void *arg_b,
                                  const struct cpucycles_compare_options *o,
                                  struct cpucycles_compare_result *r)
 {
   struct plan p;
-  struct cpucycles_compare_acc acc;
-  struct cpucycles_bench_pin pin;
+  struct cpucycles_bench_hold hold CPUCYCLES_BENCH_HELD = {0};
   double seconds = o && o->seconds > 0 ? o->seconds : DEFAULT_SECONDS;
-  long long wanted = o ? o->pairs : 0, budget, calls_b, *scratch;
+  long long wanted = o ? o->pairs : 0, budget;
   int saved_errno = errno, rc;
 
   /* What can never succeed is refused, not answered with EAGAIN each time:
@@ -130,43 +161,18 @@ int cpucycles_bench_compare_with(const struct cpucycles_bench_clock *c, long lon
   budget = (long long)(seconds * (double)persecond);
   if (!wanted && persecond <= 0) wanted = UNTIMED_PAIRS;
   memset(r, 0, sizeof *r);
-  if (!(scratch = cpucycles_bench_scratch())) {
+  if (cpucycles_bench_take(&hold, o && o->pin) != 0) {
     errno = ENOMEM;
     return -1;
   }
   r->flags = c->flags;
-  pin.active = 0;
-  if (o && o->pin) cpucycles_bench_pin_here(&pin);
-  if (pin.active) r->flags |= CPUCYCLES_BENCH_PINNED;
-  r->precision = cpucycles_bench_precision(c);
-  if (r->precision == 0) {
-    rc = ENOTSUP;
-    goto out;
-  }
-
+  if (hold.pin.active) r->flags |= CPUCYCLES_BENCH_PINNED;
   p.c = c, p.a.fn = a, p.a.arg = arg_a, p.b.fn = b, p.b.arg = arg_b;
   p.order = 0x9e3779b97f4a7c15ULL;
-  p.switch_cost = cpucycles_bench_switch_cost(c);
-  p.calls = o && o->calls ? o->calls : 0;
-  if (!p.calls) { /* the same calls for both, enough for the faster one */
-    p.overhead = cpucycles_bench_null_overhead(c, 1, p.switch_cost, scratch);
-    if (p.overhead < 0) p.overhead = 0;
-    p.calls = cpucycles_bench_choose_calls(c, a, arg_a, r->precision, p.overhead);
-    calls_b = cpucycles_bench_choose_calls(c, b, arg_b, r->precision, p.overhead);
-    if (calls_b > p.calls) p.calls = calls_b;
-  }
-  r->calls = p.calls;
-  p.overhead = cpucycles_bench_null_overhead(c, p.calls, p.switch_cost, scratch);
-  if (p.overhead < 0) p.overhead = 0;
-  else r->flags |= CPUCYCLES_BENCH_SUBTRACTED;
-  r->overhead = p.overhead;
-
-  cpucycles_compare_start(&acc);
-  pairs(&p, wanted, budget, &acc, r);
-  rc = cpucycles_compare_finish(&acc, p.calls, r->precision, r) ? EAGAIN : 0;
-out:
-  cpucycles_bench_unpin(&pin);
-  cpucycles_bench_scratch_free(scratch);
+  /* (bench.h, "What a call holds") */
+  pthread_cleanup_push(cpucycles_bench_release_arg, &hold);
+  rc = measure(&p, wanted, budget, o, hold.scratch, r);
+  pthread_cleanup_pop(1);
   errno = rc ? rc : saved_errno;
   return rc ? -1 : 0;
 }
