@@ -17,7 +17,13 @@
  *                  null overhead subtracted
  *   loop           the loop benchmark: a dec/jnz loop of l
  *                  iterations, l = 10^3..10^6: cycles per iteration,
- *                  spread, the harness's flags, and R^2 of a linear fit */
+ *                  spread, the harness's flags, and R^2 of a linear fit,
+ *                  which says when it was measured disturbed: a run
+ *                  flagged, or the other CPUs busy meanwhile (a core
+ *                  shared with a busy neighbour, as a hyperthread or a
+ *                  VM's vCPU is, runs the loop slower, and no flag of one
+ *                  thread can see it: 1.34 cycles an iteration beside a
+ *                  busy loop, 0.70 alone, on a 2-vCPU KVM guest) */
 #include "cpucycles.h"
 #include "cpucycles-bench.h"
 #include "cpucycles/default-monotonic.h"
@@ -26,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -153,6 +160,48 @@ static void loop(void *arg)
 #endif
 }
 
+/* The machine's CPU time from /proc/stat's first line, in seconds: busy
+ * (stolen by the hypervisor included) and in all; 0, or -1 where it
+ * cannot be read. */
+static int machine_cpu_time(double *busy, double *all)
+{
+  unsigned long long v[8] = {0};
+  long hz = sysconf(_SC_CLK_TCK);
+  FILE *f = fopen("/proc/stat", "r");
+  int n;
+  if (!f) return -1;
+  /* user nice system idle iowait irq softirq steal */
+  n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
+             &v[5], &v[6], &v[7]);
+  fclose(f);
+  if (n < 4 || hz <= 0) return -1;
+  *busy = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)hz;
+  *all = *busy + (double)(v[3] + v[4]) / (double)hz;
+  return 0;
+}
+
+/* This process's CPU time in seconds. */
+static double own_cpu_time(void)
+{
+  struct rusage u;
+  if (getrusage(RUSAGE_SELF, &u) != 0) return 0;
+  return (double)u.ru_utime.tv_sec + (double)u.ru_stime.tv_sec +
+         ((double)u.ru_utime.tv_usec + (double)u.ru_stime.tv_usec) / 1e6;
+}
+
+/* How busy the rest of the machine was since *at (busy, all, own):
+ * the share, 0 to 1, of the other CPUs' time spent busy, or -1 when
+ * unknown; *at becomes now. */
+static double others_busy_since(double at[3])
+{
+  double busy, all, own = own_cpu_time(), share = -1;
+  if (machine_cpu_time(&busy, &all) != 0) return -1;
+  if (at[1] > 0 && all - at[1] - (own - at[2]) > 0)
+    share = (busy - at[0] - (own - at[2])) / (all - at[1] - (own - at[2]));
+  at[0] = busy, at[1] = all, at[2] = own;
+  return share < 0 ? 0 : share > 1 ? 1 : share;
+}
+
 static void print_flags(unsigned int flags)
 {
   unsigned int bit;
@@ -166,9 +215,10 @@ int main(int argc, char **argv)
   double first[PROCESSES], reselect[PROCESSES];
   struct cpucycles_bench_options o;
   struct cpucycles_bench_result res;
-  double xs[4], ys[4], sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
+  double xs[4], ys[4], sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0, cpu_at[3] = {0, 0, 0}, others;
   long lengths[4] = {1000, 10000, 100000, 1000000};
-  int i, round;
+  unsigned int loop_flags = 0, doubtful = CPUCYCLES_BENCH_DRIFT | CPUCYCLES_BENCH_SPREAD;
+  int i, round, points = 0;
   FILE *probes;
 
   if (argc > 1) return strcmp(argv[1], "--empty") == 0 ? empty_child() : first_call_child(argv[1]);
@@ -241,25 +291,41 @@ int main(int argc, char **argv)
     }
   }
 
+  others_busy_since(cpu_at);
   for (i = 0; i < 4; i++) {
     o.iterations = lengths[i] >= 100000 ? 101 : 1001;
     if (cpucycles_bench(loop, &lengths[i], &o, &res) != 0) continue;
-    xs[i] = (double)lengths[i];
-    ys[i] = res.median;
+    loop_flags |= res.flags;
+    xs[points] = (double)lengths[i];
+    ys[points] = res.median;
     printf("loop l=%-8ld %19.3f %9.3f %9.3f  cycles/iteration (min, median, max);", lengths[i],
            res.min / lengths[i], res.median / lengths[i], res.max / lengths[i]);
     print_flags(res.flags);
     printf("\n");
-    sx += xs[i];
-    sy += ys[i];
-    sxx += xs[i] * xs[i];
-    sxy += xs[i] * ys[i];
-    syy += ys[i] * ys[i];
+    sx += xs[points];
+    sy += ys[points];
+    sxx += xs[points] * xs[points];
+    sxy += xs[points] * ys[points];
+    syy += ys[points] * ys[points];
+    points++;
   }
-  {
-    double n = 4, cov = sxy - sx * sy / n, vx = sxx - sx * sx / n, vy = syy - sy * sy / n;
-    printf("loop fit: %.4f cycles/iteration + %.0f, R^2 %.6f\n", cov / vx, (sy - cov / vx * sx) / n,
+  others = others_busy_since(cpu_at);
+  if (points < 2) {
+    printf("loop fit: none (%d of 4 lengths measured)\n", points);
+  } else {
+    double n = points, cov = sxy - sx * sy / n, vx = sxx - sx * sx / n, vy = syy - sy * sy / n;
+    printf("loop fit: %.4f cycles/iteration + %.0f, R^2 %.6f", cov / vx, (sy - cov / vx * sx) / n,
            cov * cov / (vx * vy));
+    if (points < 4) printf("; from %d of 4 lengths", points);
+    /* a figure measured while disturbed says so */
+    if (others > 0.1)
+      printf("; DISTURBED: the other CPUs were %.0f%% busy meanwhile (a shared core runs the loop "
+             "slower)", 100 * others);
+    if (loop_flags & doubtful) {
+      printf("; DISTURBED: runs flagged");
+      print_flags(loop_flags & doubtful);
+    }
+    printf("\n");
   }
   return 0;
 }
