@@ -26,7 +26,6 @@
 #include "info-abi.h"
 #include "private.h"
 #include "guard.h"
-#include "tls.h"
 #include "table.h"
 #include <errno.h>
 #include <pthread.h>
@@ -80,7 +79,7 @@ CPUCYCLES_COLD void cpucycles_build_plan(struct cpucycles_plan *plan)
 /* The calling thread, as the kernel knows it.  Not a thread-local
  * variable: a child made with clone(CLONE_VM) and no TLS of its own shares
  * its parent's, and would take the parent's decision for its own. */
-static __thread char thread_marker CPUCYCLES_TLS_MODEL;
+static __thread char thread_marker;
 CPUCYCLES_COLD __attribute__((__noinline__)) static long this_thread(void)
 {
 #if defined(__linux__) && defined(SYS_gettid)
@@ -94,7 +93,7 @@ CPUCYCLES_COLD __attribute__((__noinline__)) static long this_thread(void)
  * parent or child handler, while it holds the guard's and the perf
  * registry's locks (its own calls take them again: guard.c,
  * linux-perf.h); forking_from is the process it forks. */
-static __thread int forking_here CPUCYCLES_TLS_MODEL;
+static __thread int forking_here;
 static pid_t forking_from;
 static void take_fork_locks(void);
 static void let_go_fork_locks(void);
@@ -215,7 +214,7 @@ static int ensure_decided(void)
  * from before it takes those locks until it lets them go: a handler that
  * ran in between and made the process's first call would wait for a lock
  * its own thread holds. */
-static __thread struct cpucycles_signal_state mask_before_fork CPUCYCLES_TLS_MODEL;
+static __thread struct cpucycles_signal_state mask_before_fork;
 
 CPUCYCLES_COLD static void take_fork_locks(void)
 {
