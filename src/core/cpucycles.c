@@ -262,25 +262,11 @@ CPUCYCLES_COLD static void after_fork_in_child(void)
   pthread_setcancelstate(cancel_state, 0);
 }
 
-/* glibc's pthread_atfork() is a stub in libc_nonshared.a that passes the
- * library's __dso_handle (so that the handlers go at dlclose()) to
- * __register_atfork(), an interface the LSB specifies; the stub reaches
- * it through a PLT of its own, which alone costs the library two sections
- * and its size budget's margin (HACKING.md).  Called here as the stub
- * calls it. */
-#if defined(__GLIBC__)
-extern void *__dso_handle;
-extern int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
-                             void *dso_handle);
-#define CPUCYCLES_ATFORK(prepare, parent, child) \
-  __register_atfork(prepare, parent, child, __dso_handle)
-#else
-#define CPUCYCLES_ATFORK pthread_atfork
-#endif
-
+/* glibc's pthread_atfork() passes the library's __dso_handle along, so
+ * that dlclose() takes the handlers back out with the code. */
 CPUCYCLES_COLD __attribute__((constructor)) static void register_fork_handler(void)
 {
-  CPUCYCLES_ATFORK(before_fork, after_fork_in_parent, after_fork_in_child);
+  pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 }
 
 /* dlclose() or exit: the chosen counter's descriptors and mappings go.  At
