@@ -19,6 +19,7 @@
  * and the one with 316 bytes stopped at 11.  The other parts run with
  * glibc's defaults. */
 #include "tap.h"
+#include "tls.h"
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,10 +163,17 @@ int main(int argc, char **argv)
   tap_plan(3);
   snprintf(path, sizeof path, "%s/.libs/libcpucycles.so.1", top ? top : ".");
   snprintf(neighbour, sizeof neighbour, "%s/tests/.libs/tls-ie512.so", top ? top : ".");
+#if defined(CPUCYCLES_TLS_READ_INITIAL_EXEC)
+  if (1) {
+    const char *reason = "riscv under glibc without TLS descriptors: a read's per-thread event "
+                         "stays initial-exec (src/core/tls.h)";
+#else
   if (access(path, R_OK) != 0) {
-    tap_skip("namespaces", "no shared library in this build");
-    tap_skip("loads and unloads", "no shared library in this build");
-    tap_skip("loads beside initial-exec TLS", "no shared library in this build");
+    const char *reason = "no shared library in this build";
+#endif
+    tap_skip("namespaces", reason);
+    tap_skip("loads and unloads", reason);
+    tap_skip("loads beside initial-exec TLS", reason);
     return tap_done();
   }
 

@@ -14,7 +14,8 @@
  * the reason names the errno.  And the shared library has no
  * initial-exec TLS, which a late dlopen() may find no room for
  * (t-namespaces): its per-thread variables, the event every such read
- * looks up among them, are TLS descriptors (src/core/tls.h).  A thread with a cancellation
+ * looks up among them, are TLS descriptors or the default model
+ * (src/core/tls.h says where a read's event is not).  A thread with a cancellation
  * pending makes its first reads: the library's code has no unwind tables
  * (configure.ac), so none of the cancellation points a thread's first read
  * reaches (the seccomp check's open() and read(), the event's read()) may
@@ -25,6 +26,7 @@
 #include "readfile.h"
 #include "table.h"
 #include "tap.h"
+#include "tls.h"
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <link.h>
@@ -137,7 +139,7 @@ static int wait_killing_after(pid_t pid, int seconds)
 #define IE_RELOCATION R_RISCV_TLS_TPREL32
 #endif
 
-#if defined(IE_RELOCATION) && (defined(CPUCYCLES_TLS_DESCRIPTORS) || !defined(__GLIBC__))
+#if defined(IE_RELOCATION) && !defined(CPUCYCLES_TLS_READ_INITIAL_EXEC)
 /* How many of the file's relocations (SHT_RELA sections) have the type
  * IE_RELOCATION, plus one when its DT_FLAGS has DF_STATIC_TLS; -1 with
  * *why when it cannot be read as an ELF file of this class.  (4 MiB: a
@@ -194,9 +196,9 @@ static void read_tls(void)
 static void read_tls(void)
 {
   const char *what = "the shared library has no initial-exec TLS";
-#if defined(IE_RELOCATION)
-  tap_skip(what, "no TLS descriptors with this compiler (configure.ac): under glibc a read's "
-                 "per-thread event stays initial-exec (src/core/tls.h)");
+#if defined(CPUCYCLES_TLS_READ_INITIAL_EXEC)
+  tap_skip(what, "riscv under glibc without TLS descriptors: a read's per-thread event stays "
+                 "initial-exec (src/core/tls.h)");
 #else
   tap_skip(what, "no initial-exec relocation type known for this architecture here");
 #endif
