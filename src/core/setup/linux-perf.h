@@ -504,6 +504,10 @@ static inline struct cpucycles_perf_event *cpucycles_perf_thread_event(
     struct cpucycles_perf_event *e, const struct cpucycles_perf_config *config)
 {
   const char *reason;
+  /* e is a thread-local variable's address: taken once, not again for
+   * each member the read touches (gcc 12 recomputed it, a second TLS
+   * descriptor call in amd64-perfpmc's read). */
+  __asm__("" : "+r"(e));
   if (e->open) return e;
   if (e->failed) return 0;
   if (cpucycles_perf_open(e, config, &reason) == 0) return e;
