@@ -131,6 +131,7 @@ static int run_part(const char *part, const char *path, const char *other, const
     if (tunables) setenv("GLIBC_TUNABLES", tunables, 1);
     execv("/proc/self/exe", argv);
     printf("round 0: cannot run /proc/self/exe again");
+    fflush(stdout);
     _exit(1);
   }
   close(fds[1]);
