@@ -10,8 +10,8 @@
 # library folders; a libcpucycles.so.1 that exports cpucycles_private is
 # this project's, not libcpucycles, and is passed over.  Without one, the
 # line says so and gives the budget's reference instead (libcpucycles
-# 20260105's amd64 build, 22.7 KB: the budget, held by t-size, is 1.5 times that, 34 KB;
-# HACKING.md, "The counter library's size").
+# 20260105's amd64 build, 22.7 KB; the budget is t-size's, HACKING.md,
+# "The counter library's size").
 set -u
 builddir=${1:-.}
 STRIP=${STRIP:-strip}

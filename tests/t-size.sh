@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # t-size - the counter library stays a lean drop-in: stripped, the default
-# build's libcpucycles.so.1 is at most 34 KB (34816 bytes), 1.5 times
-# libcpucycles 20260105's 22.7 KB on amd64.  HACKING.md, "The counter
-# library's size", says where the bytes are and what each page's margin
-# is.  What it exports, t-installed checks (what include/cpucycles.h
+# build's libcpucycles.so.1 is at most 40 KiB (40960 bytes), 1.8 times
+# libcpucycles 20260105's 22.7 KB on amd64, room that the robust
+# interfaces (TLS a late dlopen() can always get, pthread_atfork()) may
+# spend.  HACKING.md, "The counter library's size", says where the bytes
+# are and what each page's margin is.  What it exports, t-installed checks (what include/cpucycles.h
 # declares, at most 14 names).
 # The byte budget holds for the build it was set for, x86-64 GNU/Linux with
 # gcc and configure's default CFLAGS (-g -O2); other builds SKIP it, saying
@@ -13,7 +14,7 @@
 set -u
 . "$top_srcdir/tests/tap.sh"
 echo "1..1"
-BUDGET=34816
+BUDGET=40960
 so=$(ls "$top_builddir"/.libs/libcpucycles.so.1.* 2>/dev/null | head -n 1)
 if [ -z "$so" ]; then
   skip "libcpucycles.so.1's stripped size" "no shared library in this build"

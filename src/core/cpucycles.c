@@ -26,7 +26,6 @@
 #include "info-abi.h"
 #include "private.h"
 #include "guard.h"
-#include "tls.h"
 #include "table.h"
 #include <errno.h>
 #include <pthread.h>
@@ -77,24 +76,25 @@ CPUCYCLES_COLD void cpucycles_build_plan(struct cpucycles_plan *plan)
 #endif
 }
 
+/* Set in the thread that is forking, from our prepare handler to our
+ * parent or child handler, while it holds the guard's and the perf
+ * registry's locks (its own calls take them again: guard.c,
+ * linux-perf.h); forking_from is the process it forks. */
+static __thread int forking_here;
+
 /* The calling thread, as the kernel knows it.  Not a thread-local
- * variable: a child made with clone(CLONE_VM) and no TLS of its own shares
- * its parent's, and would take the parent's decision for its own. */
-static __thread char thread_marker CPUCYCLES_TLS_MODEL;
+ * variable's address (but where there is no gettid): a child made with
+ * clone(CLONE_VM) and no TLS of its own shares its parent's, and would
+ * take the parent's decision for its own. */
 CPUCYCLES_COLD __attribute__((__noinline__)) static long this_thread(void)
 {
 #if defined(__linux__) && defined(SYS_gettid)
   long tid = syscall(SYS_gettid);
   if (tid > 0) return tid;
 #endif
-  return (long)(uintptr_t)&thread_marker;
+  return (long)(uintptr_t)&forking_here;
 }
 
-/* Set in the thread that is forking, from our prepare handler to our
- * parent or child handler, while it holds the guard's and the perf
- * registry's locks (its own calls take them again: guard.c,
- * linux-perf.h); forking_from is the process it forks. */
-static __thread int forking_here CPUCYCLES_TLS_MODEL;
 static pid_t forking_from;
 static void take_fork_locks(void);
 static void let_go_fork_locks(void);
@@ -214,8 +214,9 @@ static int ensure_decided(void)
  * child for good).  The forking thread's asynchronous signals are blocked
  * from before it takes those locks until it lets them go: a handler that
  * ran in between and made the process's first call would wait for a lock
- * its own thread holds. */
-static __thread struct cpucycles_signal_state mask_before_fork CPUCYCLES_TLS_MODEL;
+ * its own thread holds.  The mask it had is kept while it holds the
+ * locks, so one place serves every thread (and costs no TLS). */
+static struct cpucycles_signal_state mask_before_fork;
 
 CPUCYCLES_COLD static void take_fork_locks(void)
 {
@@ -231,17 +232,20 @@ CPUCYCLES_COLD static void let_go_fork_locks(void)
 
 CPUCYCLES_COLD static void before_fork(void)
 {
-  cpucycles_block_async_signals(&mask_before_fork);
+  struct cpucycles_signal_state mask;
+  cpucycles_block_async_signals(&mask);
   take_fork_locks();
+  mask_before_fork = mask;
   forking_from = getpid();
   forking_here = 1;
 }
 
 CPUCYCLES_COLD static void after_fork_in_parent(void)
 {
+  struct cpucycles_signal_state mask = mask_before_fork;
   forking_here = 0;
   let_go_fork_locks();
-  cpucycles_restore_signals(&mask_before_fork);
+  cpucycles_restore_signals(&mask);
 }
 
 /* In the child of a fork(), only the forking thread exists: a decision
@@ -251,6 +255,7 @@ CPUCYCLES_COLD static void after_fork_in_parent(void)
 CPUCYCLES_COLD static void after_fork_in_child(void)
 {
   int state = __atomic_load_n(&decision_once.state, __ATOMIC_ACQUIRE), cancel_state;
+  struct cpucycles_signal_state mask = mask_before_fork;
   /* the counters' setup closes and opens descriptors: cancellation points */
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
   forking_here = 0;
@@ -259,29 +264,15 @@ CPUCYCLES_COLD static void after_fork_in_child(void)
     __atomic_store_n(&persecond_once.state, UNDECIDED, __ATOMIC_RELEASE);
   cpucycles_table_after_fork(state == DECIDED ? decision.index : -1, decision.persecond);
   cpucycles_guard_fork_done();
-  cpucycles_restore_signals(&mask_before_fork);
+  cpucycles_restore_signals(&mask);
   pthread_setcancelstate(cancel_state, 0);
 }
 
-/* glibc's pthread_atfork() is a stub in libc_nonshared.a that passes the
- * library's __dso_handle (so that the handlers go at dlclose()) to
- * __register_atfork(), an interface the LSB specifies; the stub reaches
- * it through a PLT of its own, which alone costs the library two sections
- * and its size budget's margin (HACKING.md).  Called here as the stub
- * calls it. */
-#if defined(__GLIBC__)
-extern void *__dso_handle;
-extern int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
-                             void *dso_handle);
-#define CPUCYCLES_ATFORK(prepare, parent, child) \
-  __register_atfork(prepare, parent, child, __dso_handle)
-#else
-#define CPUCYCLES_ATFORK pthread_atfork
-#endif
-
+/* glibc's pthread_atfork() passes the library's __dso_handle along, so
+ * that dlclose() takes the handlers back out with the code. */
 CPUCYCLES_COLD __attribute__((constructor)) static void register_fork_handler(void)
 {
-  CPUCYCLES_ATFORK(before_fork, after_fork_in_parent, after_fork_in_child);
+  pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 }
 
 /* dlclose() or exit: the chosen counter's descriptors and mappings go.  At

@@ -10,11 +10,10 @@
  * moves the smallest step a little, a broken or trapping counter moves it
  * tenfold and more.  The two figures come from different programs
  * (configure's probe is an executable, the library a shared object), so
- * the library reads the per-thread state of a counter the same way as
- * the probe, at a fixed offset from the thread pointer (tls.h): when it
- * called __tls_get_addr() on every read, riscv64-perfrdcycle's step under
- * qemu went from configure's 182 to 260 here, and in one CI run past this
- * slack in 8 processes of 8. */
+ * the library finds the per-thread state of a counter without a call to
+ * __tls_get_addr() on each read (tls.h): when it made one,
+ * riscv64-perfrdcycle's step under qemu went from configure's 182 to 260
+ * here, and in one CI run past this slack in 8 processes of 8. */
 #define PRECISION_SLACK 3
 
 /* How far cycles per tick may move before the build's scale is distrusted.

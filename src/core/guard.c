@@ -13,7 +13,6 @@
  *   - on the way out, an action that another thread installed meanwhile is
  *     put back, never overwritten with the one we saved. */
 #include "guard.h"
-#include "tls.h"
 #include "cpucycles/counter.h"
 #include <pthread.h>
 #include <setjmp.h>
@@ -36,7 +35,7 @@ static const int cpucycles_synchronous_signals[] = {SIGILL, SIGSEGV, SIGBUS,
                                                     SIGFPE, SIGSYS,  SIGTRAP};
 
 /* Depth of cpucycles_block_async_signals() in this thread. */
-static __thread int cpucycles_async_blocked CPUCYCLES_TLS_MODEL;
+static __thread int cpucycles_async_blocked;
 
 /* Every signal blocked but the synchronous ones, which are unblocked even
  * when the caller had them blocked (a worker thread that blocks all
@@ -90,8 +89,8 @@ CPUCYCLES_COLD static int cpucycles_faults_deliverable(void)
 }
 
 /* Set while this thread runs a guarded function. */
-static __thread sigjmp_buf *cpucycles_guard_jump CPUCYCLES_TLS_MODEL;
-static __thread volatile sig_atomic_t cpucycles_guard_signo CPUCYCLES_TLS_MODEL;
+static __thread sigjmp_buf *cpucycles_guard_jump;
+static __thread volatile sig_atomic_t cpucycles_guard_signo;
 /* The program's actions while ours are installed; one guarded call at a
  * time in the process (cpucycles_guard_lock). */
 static struct sigaction cpucycles_saved_actions[CPUCYCLES_NGUARDED];
@@ -101,7 +100,7 @@ static pthread_mutex_t cpucycles_guard_lock = PTHREAD_MUTEX_INITIALIZER;
  * handlers run in that thread meanwhile, and one that makes the first
  * call must not wait for its own thread.  No other guarded call can be
  * under way then, so its calls go ahead without taking the lock again. */
-static __thread int cpucycles_guard_held_by_fork CPUCYCLES_TLS_MODEL;
+static __thread int cpucycles_guard_held_by_fork;
 
 CPUCYCLES_COLD __attribute__((__noinline__)) static int cpucycles_guarded_index(int signo)
 {

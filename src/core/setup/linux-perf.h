@@ -108,8 +108,8 @@ struct cpucycles_perf_event {
 };
 
 /* The per-thread event of a counter read in user space (the *-perfpmc
- * and *-perfrdcycle ones), which every read looks up, is at a fixed
- * offset from the thread pointer (tls.h). */
+ * and *-perfrdcycle ones), which every read looks up, is found without a
+ * call to __tls_get_addr() (tls.h). */
 #include "tls.h"
 
 /* Every open event of the process (the library's or the probe's copy of
@@ -120,7 +120,7 @@ static pthread_mutex_t cpucycles_perf_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Set in the thread whose fork() holds the lock (from the prepare handler
  * to the parent's or child's): a program's fork handler in that thread
  * may set a counter up, and must not wait for its own thread. */
-static __thread int cpucycles_perf_held_by_fork CPUCYCLES_TLS_MODEL;
+static __thread int cpucycles_perf_held_by_fork;
 
 static inline void cpucycles_perf_lock_all(sigset_t *saved)
 {
@@ -504,6 +504,10 @@ static inline struct cpucycles_perf_event *cpucycles_perf_thread_event(
     struct cpucycles_perf_event *e, const struct cpucycles_perf_config *config)
 {
   const char *reason;
+  /* e is a thread-local variable's address: taken once, not again for
+   * each member the read touches (gcc 12 recomputed it, a second TLS
+   * descriptor call in amd64-perfpmc's read). */
+  __asm__("" : "+r"(e));
   if (e->open) return e;
   if (e->failed) return 0;
   if (cpucycles_perf_open(e, config, &reason) == 0) return e;
