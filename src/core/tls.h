@@ -8,11 +8,12 @@
  * plugin hosts, dlmopen() into namespaces of their own, cpucycles-compare),
  * so its thread-local variables are not initial-exec: glibc would take
  * each copy's block from its small static-TLS surplus, and fail a load
- * once that ran out (t-namespaces).  Where configure found TLS descriptors
- * (CPUCYCLES_TLS_DESCRIPTORS: x86's -mtls-dialect=gnu2, aarch64's
- * default), an access is one indirect call to a resolver that returns the
- * variable's offset from the thread pointer; elsewhere the default model
- * calls __tls_get_addr() on every access.
+ * once that ran out (t-namespaces).  Where the variables are TLS
+ * descriptors (CPUCYCLES_TLS_DESCRIPTORS: aarch64's default model; not
+ * x86's -mtls-dialect=gnu2, which costs namespaces: configure.ac), an
+ * access is one indirect call to a resolver that returns the variable's
+ * offset from the thread pointer; elsewhere the default model calls
+ * __tls_get_addr() on every access.
  *
  * One exception, CPUCYCLES_TLS_READ_INITIAL_EXEC: riscv under glibc,
  * whose compilers here have no descriptors (gcc 14's -mtls-dialect=desc
