@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: MIT
 # compare-builds.sh - how often cpucycles-compare (its defaults: 10
 # executions of 0.5 s) gets builds right, run by `make bench` (measured,
-# never asserted).  Pairs of shared objects from one loop of ITER
-# iterations (dec/jnz on x86, subs/b.ne on arm64, a plain loop elsewhere):
+# never asserted).  Each build is a tree as meson and relocatable layouts
+# make them: bench.so, a loop (dec/jnz on x86, subs/b.ne on arm64, a plain
+# loop elsewhere) of as many iterations as its own libwork.so.1 says,
+# found through RUNPATH $ORIGIN (two versions of one soname, one a build).
+# Pairs of builds:
 #   +1%        NEW does 1% more iterations       goal: slower >= 95%
 #   +0.5%      NEW does 0.5% more                goal: slower >= 95%
 #   identical  the same source built again       goal: different <= 5%
@@ -20,16 +23,21 @@ iter=2900
 dir=$(mktemp -d "${TMPDIR:-/tmp}/compare-builds.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
 
+cat >"$dir/work.c" <<'SRC'
+unsigned long work_iterations(void);
+unsigned long work_iterations(void) { return ITER; }
+SRC
 cat >"$dir/loop.c" <<'SRC'
 #ifdef PAD
 /* a function before the benchmark grew by 300 bytes */
 void padding(void);
 void padding(void) { __asm__ __volatile__(".skip 300, 0x90"); }
 #endif
+unsigned long work_iterations(void);
 void benchmark(void *arg);
 void benchmark(void *arg)
 {
-  unsigned long n = ITER;
+  unsigned long n = work_iterations();
   (void)arg;
 #if defined(__x86_64__) || defined(__i386__)
   __asm__ __volatile__("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
@@ -40,17 +48,20 @@ void benchmark(void *arg)
 #endif
 }
 SRC
-build() { # name flags...
-  name=$1; shift
+build() { # name iterations [flags...]: $dir/name/bench.so and its libwork.so.1
+  name=$1 n=$2; shift 2
+  mkdir -p "$dir/$name" &&
+    ${CC:-cc} -O2 -shared -fPIC -Wl,-soname,libwork.so.1 -DITER="$n" -o "$dir/$name/libwork.so.1" \
+      "$dir/work.c" || exit 1
   # (definition order kept: the padding lies before the benchmark)
   ${CC:-cc} -O2 -shared -fPIC -fno-toplevel-reorder -Wl,-soname,libloop.so.1 "$@" \
-    -o "$dir/$name.so" "$dir/loop.c" || exit 1
+    -o "$dir/$name/bench.so" "$dir/loop.c" "$dir/$name/libwork.so.1" -Wl,-rpath,'$ORIGIN' || exit 1
 }
-build old -DITER=$iter
-build again -DITER=$iter
-build plus1 -DITER=$((iter * 101 / 100))
-build plus05 -DITER=$((iter * 1005 / 1000))
-build padded -DITER=$iter -DPAD
+build old $iter
+build again $iter
+build plus1 $((iter * 101 / 100))
+build plus05 $((iter * 1005 / 1000))
+build padded $iter -DPAD
 
 # table: the pairs' table, each pair compared $runs times: $verdict_of NEW
 # prints slower, faster or indistinguishable for old.so against NEW's
@@ -85,11 +96,11 @@ table() {
   done
 }
 tool_verdict() {
-  $tool "$dir/old.so" "$dir/$1.so" 2>/dev/null | awk '$1 == "benchmark" { print $NF }'
+  $tool "$dir/old/bench.so" "$dir/$1/bench.so" 2>/dev/null | awk '$1 == "benchmark" { print $NF }'
 }
 
-echo "cpucycles-compare on builds of a $iter-iteration loop, $runs comparisons each (defaults:"
-echo "10 executions of 0.5 s); $(uptime | sed 's/^ *//')"
+echo "cpucycles-compare on builds of a $iter-iteration loop, each finding its libwork.so.1 by"
+echo "\$ORIGIN, $runs comparisons each (defaults: 10 executions of 0.5 s); $(uptime | sed 's/^ *//')"
 verdict_of=tool_verdict goals=1
 table
 echo "$(uptime | sed 's/^ *//')"
@@ -122,7 +133,8 @@ done
 here=$(cd "$(dirname "$0")" && pwd)
 gbench_ready=
 for name in old again plus1 plus05 padded; do
-  mkdir -p "$dir/gb-$name" && cp "$dir/$name.so" "$dir/gb-$name/libloop.so.1" &&
+  mkdir -p "$dir/gb-$name" && cp "$dir/$name/bench.so" "$dir/gb-$name/libloop.so.1" &&
+    cp "$dir/$name/libwork.so.1" "$dir/gb-$name/" &&
     ${CXX:-c++} -O2 -o "$dir/gb-$name/bench" "$here/gbench-loop.cc" "$dir/gb-$name/libloop.so.1" \
       -Wl,-rpath,'$ORIGIN' -lbenchmark -lpthread >"$dir/gb.log" 2>&1 || { gbench_ready=no; break; }
 done
