@@ -8,7 +8,9 @@
 # labelled apart (score, a read's cost, step); the unit line, the counter
 # kind's, and --json's unit the same; --json well-formed (checked with
 # python3 when there is one) with its fields; --check 0 on the build host, 1 or 2 on a CPU that differs
-# (qemu-x86_64 -cpu qemu64, on x86-64 native builds).
+# (qemu-x86_64 -cpu qemu64, on x86-64 native builds); --compare: saved
+# results, one or suites of them, bad input refused, a 16 MiB suite within
+# a generous bound (what takes minutes when matching is quadratic).
 # Needs top_builddir (from AM_TESTS_ENVIRONMENT); runs through the probe
 # runner when there is one.
 set -u
@@ -23,7 +25,7 @@ out=$(mktemp "${TMPDIR:-/tmp}/cpucycles-info.XXXXXX") || exit 1
 err=$out.err
 trap 'rm -f "$out" "$err" "$out.text"' EXIT
 
-echo "1..73"
+echo "1..75"
 if $info >"$out" 2>"$err" && grep -q '^cpucycles version ' "$out" && grep -q '^cpucycles implementation' "$out"; then
   ok "cpucycles-info prints its report and exits 0"
 else
@@ -348,6 +350,50 @@ suite "$saved-suite-twice.json" hash 1000 hash 1100
 compare_case 2 'NEW .*: two results are named "hash" (values 1 and 2)' "two results of one name are refused" "$saved-suite-old.json" "$saved-suite-twice.json"
 suite "$saved-suite-none.json" other 1000 another 1000
 compare_case 2 'nothing to compare' "no name in both files: exit 2" "$saved-suite-old.json" "$saved-suite-none.json"
+# A suite as large as a file may be (16 MiB: 114000 results): matched in
+# about a second, where a search of NEW for each of OLD's names, or a
+# file's count of lines from its start for each value, takes 20 minutes.
+# The bound is 60 times that (600 through an emulator), never a
+# comparison of two runs.  NEW's results in the reverse order, b0 only in
+# OLD, "added" only in NEW, b7 10% slower: the rows keep OLD's order.
+big_suite() { # file first last step slow: b<first>..b<last>, b7 at slow cycles
+  awk -v i="$2" -v last="$3" -v step="$4" -v slow="$5" 'BEGIN {
+    for (; step > 0 ? i <= last : i >= last; i += step)
+      printf "{\n  \"type\": \"bench\",\n  \"name\": \"b%d\",\n  \"interquartile_mean\": %d,\n  \"interquartile_mean_error\": 2,\n  \"counter\": \"amd64-tsc\",\n  \"host\": \"h\"\n}\n", i, i == 7 ? slow : 1000
+  }' >"$1"
+}
+big_suite "$saved-big-old.json" 0 113999 1 1000
+big_suite "$saved-big-new.json" 113999 1 -1 1100
+saved_json "$saved-one.json" added 1000 2
+cat "$saved-one.json" >>"$saved-big-new.json"
+bound=60
+[ -z "${CPUCYCLES_PROBE_RUNNER:-}" ] || bound=600
+command -v timeout >/dev/null 2>&1 && bounded="timeout $bound" || bounded=
+size=$(wc -c <"$saved-big-new.json")
+$bounded $info --compare "$saved-big-old.json" "$saved-big-new.json" >"$out" 2>"$err"; status=$?
+if [ $status -eq 1 ] && [ "$size" -le 16777216 ] && [ "$(wc -l <"$out")" -eq 114002 ] &&
+   sed -n 1p "$out" | grep -q '^b1: old 1000.00 ' &&
+   grep -q '^b7: old 1000.00 .*new 1100.00 .*: NEW slower' "$out" &&
+   [ "$(tail -n 3 "$out")" = "b0: only in OLD
+added: only in NEW
+113999 compared: 1 slower, 0 faster, 113998 indistinguishable (tolerance 5%)" ]; then
+  ok "--compare two suites of 114000 results ($size bytes) within ${bound}s: $(tail -n 1 "$out")"
+else
+  notok "--compare two suites of 114000 results ($size bytes) within ${bound}s: exit $status (124: timed out), $(wc -l <"$out") lines"
+  sed 's/^/# /' "$err"; head -n 3 "$out" | sed 's/^/# /'; tail -n 3 "$out" | sed 's/^/# /'
+fi
+# Two results of one name, far apart in a suite as large: the first name
+# that is there twice, with its next result.
+cat "$saved-big-old.json" "$saved-one.json" >"$saved-big-twice.json"
+big_suite "$saved-one.json" 5 5 1 1000
+cat "$saved-one.json" >>"$saved-big-twice.json"
+$bounded $info --compare "$saved-big-old.json" "$saved-big-twice.json" >"$out" 2>"$err"; status=$?
+if [ $status -eq 2 ] && grep -q '^cpucycles-info: NEW .*: two results are named "b5" (values 6 and 114002): results are matched by name$' "$err"; then
+  ok "--compare a suite of 114000 results with one name twice, within ${bound}s: $(cat "$err")"
+else
+  notok "--compare a suite of 114000 results with one name twice, within ${bound}s: exit $status (124: timed out)"; sed 's/^/# /' "$err"
+fi
+rm -f "$saved-one.json" "$saved"-big-*.json
 compare_case 3 ': NEW faster (tolerance 5%)' "20% faster with --exit-faster: exit 3" "$saved-old.json" "$saved-fast.json" --exit-faster
 compare_case 0 ': indistinguishable (tolerance 5%)' "the same with --exit-faster: exit 0" "$saved-old.json" "$saved-near.json" --exit-faster
 compare_case 1 ': NEW slower' "slower with --exit-faster: exit 1" "$saved-old.json" "$saved-new.json" --exit-faster
