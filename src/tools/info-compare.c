@@ -554,7 +554,10 @@ static int judge(struct context *c, struct group *go, struct group *gn, int *ver
   if (*verdict == SLOWER_UNDECIDED || *verdict == SAME_UNDECIDED) problems++;
   if (problems) tail = c->judge_anyway ? " (judged anyway)" : ": cannot judge";
   printf("new/old %.4f, 99%% interval [%.4f, %.4f] %s: %s%s\n", ratio, low, high,
-         single ? "within each process" : "between processes", says, tail);
+         !single ? "between processes"
+         : go->n == gn->n ? "within each process"
+         : go->n == 1 ? "between NEW's processes, within OLD's" : "between OLD's processes, within NEW's",
+         says, tail);
   if (problems && !c->judge_anyway) {
     *verdict = NOT_JUDGED;
     return CPUCYCLES_INFO_CANNOT;
