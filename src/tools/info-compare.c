@@ -186,9 +186,10 @@ static struct group *find_name(const struct saved *r, struct text name)
   return 0;
 }
 
-/* The flags a result may carry that judging() reads, as
- * cpucycles_bench_format() writes them (cpucycles_bench(3) says what
- * each means); a name it does not know is no concern of the gate's. */
+/* The flags of a result that judge() reads, named as
+ * cpucycles_bench_format() writes them (cpucycles_bench(3) says what each
+ * means, and where its threshold lies); a name not here is no concern of
+ * the gate's. */
 #define FLAG_DRIFT 0x1u
 #define FLAG_SPREAD 0x2u
 #define FLAG_BELOW_RESOLUTION 0x4u
@@ -198,15 +199,17 @@ static const struct {
   unsigned int bit;
   const char *why; /* what it says of the statistics; 0: not a disturbance */
 } flag_names[] = {
-    {"drift", FLAG_DRIFT, "the medians of its runs' two halves differ by over 5%"},
-    {"spread", FLAG_SPREAD, "the middle half of its runs spans over 10% of the median"},
+    {"drift", FLAG_DRIFT, "the first and second halves of its runs differ"},
+    {"spread", FLAG_SPREAD, "the middle half of its runs is wide (two modes, or noise)"},
     {"below-resolution", FLAG_BELOW_RESOLUTION, "its runs are mostly the counter's grid"},
     {"other-library", FLAG_OTHER_LIBRARY, 0},
 };
 #define FLAG_NAMES (sizeof flag_names / sizeof flag_names[0])
 
 /* Fewer kept runs than the harness needs to test drift and spread
- * (cpucycles_bench_statistics()) leave a result unchecked. */
+ * (cpucycles_bench_statistics()) leave a result unchecked; and a result
+ * that lost more runs to migrations and switches than it kept was taken
+ * on a machine too busy to trust what is left. */
 #define FEWEST_KEPT 8
 
 /* x's "flags" (an array of names) into x->flags: 0, or -1 with a message. */
@@ -221,12 +224,13 @@ static int read_flags(const struct saved *r, struct result *x)
   if (m->type != CPUCYCLES_JSON_ARRAY) return refuse(r, "flags: not an array", "");
   if (cpucycles_json_values(m->string, m->length, &spans, &count, why, sizeof why) != 0)
     return refuse(r, "flags: ", why);
-  for (i = 0; i < count; i++)
+  for (i = 0; i < count; i++) {
+    const char *value = m->string + spans[i].offset; /* a checked JSON value */
     for (j = 0; j < FLAG_NAMES; j++)
-      if (spans[i].length == strlen(flag_names[j].name) + 2 &&
-          memcmp(m->string + spans[i].offset + 1, flag_names[j].name, spans[i].length - 2) == 0 &&
-          m->string[spans[i].offset] == '"')
+      if (value[0] == '"' && spans[i].length == strlen(flag_names[j].name) + 2 &&
+          memcmp(value + 1, flag_names[j].name, spans[i].length - 2) == 0)
         x->flags |= flag_names[j].bit;
+  }
   free(spans);
   return 0;
 }
@@ -382,16 +386,20 @@ static int doubtful(struct context *c, const struct group *g, const struct saved
   for (j = 0; j < FLAG_NAMES; j++)
     if ((x->flags & flag_names[j].bit) && flag_names[j].why) {
       n++;
-      if (reason(c, g)) put_where(r, x), fprintf(stderr, " is flagged %s: %s\n", flag_names[j].name, flag_names[j].why);
+      if (reason(c, g))
+        put_where(r, x),
+            fprintf(stderr, " is flagged %s: %s\n", flag_names[j].name, flag_names[j].why);
     }
   if (x->kept >= 0 && x->kept < FEWEST_KEPT) {
     n++;
     if (reason(c, g))
-      put_where(r, x), fprintf(stderr, " kept %.0f runs: too few (fewer than %d: its drift and spread were not tested)\n", x->kept, FEWEST_KEPT);
+      put_where(r, x), fprintf(stderr, " kept %.0f runs: too few (fewer than %d: its drift and "
+                               "spread were not tested)\n", x->kept, FEWEST_KEPT);
   } else if (x->kept >= 0 && x->disturbed > x->kept) {
     n++;
     if (reason(c, g))
-      put_where(r, x), fprintf(stderr, " kept %.0f runs: too few (%.0f of its runs were disturbed: the machine was busy)\n", x->kept, x->disturbed);
+      put_where(r, x), fprintf(stderr, " kept %.0f runs: too few (%.0f of its runs were "
+                               "disturbed: the machine was busy)\n", x->kept, x->disturbed);
   }
   return n;
 }
@@ -421,7 +429,8 @@ static int apart(struct context *c, const struct group *g, const struct result *
     if (same(a, b)) continue;
     n++;
     if (reason(c, g)) {
-      put_where(r, x), fprintf(stderr, " was measured with %s ", texts[j].what), put_text(stderr, b);
+      put_where(r, x), fprintf(stderr, " was measured with %s ", texts[j].what);
+      put_text(stderr, b);
       fputs(", ", stderr), put_where(c->old, base), fputs(" with ", stderr), put_text(stderr, a);
       fputs("\n", stderr);
     }
@@ -464,15 +473,25 @@ static struct side summarize(const struct group *g)
 static void put_side(const struct group *g, const struct side *s)
 {
   if (g->n == 1)
-    printf("%.2f cycles per call (one execution, +- %.2f within it)", g->x[0]->cycles, g->x[0]->error);
+    printf("%.2f cycles per call (one execution, +- %.2f within it)", g->x[0]->cycles,
+           g->x[0]->error);
   else
     printf("%.2f cycles per call (%zu executions, +- %.2f%% between them)", s->cycles, g->n,
            100 * sqrt(s->variance * (double)g->n));
 }
 
-/* The verdicts. */
+/* The verdicts, and their words (each with the tolerance's %g). */
 enum { SLOWER_BEYOND, SLOWER_WITHIN, SLOWER_UNDECIDED, SAME_WITHIN, SAME_UNDECIDED,
        FASTER_WITHIN, FASTER_BEYOND, FASTER_UNDECIDED, NOT_JUDGED };
+static const char *const verdict_words[NOT_JUDGED] = {
+    "NEW slower, beyond the tolerance of %g%%",
+    "NEW slower, within the tolerance of %g%%",
+    "NEW slower, perhaps beyond the tolerance of %g%%: the interval reaches across it",
+    "indistinguishable, within the tolerance of %g%%",
+    "indistinguishable, but the interval reaches beyond the tolerance of %g%%",
+    "NEW faster, within the tolerance of %g%%",
+    "NEW faster, beyond the tolerance of %g%%",
+    "NEW faster, perhaps beyond the tolerance of %g%%"};
 
 /* The verdict on one name, printed; its status (CPUCYCLES_INFO_CANNOT when
  * it cannot be judged), or CPUCYCLES_INFO_REFUSED when the figures are
@@ -531,16 +550,7 @@ static int judge(struct context *c, struct group *go, struct group *gn, int *ver
   else if (high < 1 - tol) *verdict = FASTER_BEYOND;
   else if (high < 1) *verdict = low >= 1 - tol ? FASTER_WITHIN : FASTER_UNDECIDED;
   else *verdict = high <= 1 + tol && low >= 1 - tol ? SAME_WITHIN : SAME_UNDECIDED;
-  switch (*verdict) {
-  case SLOWER_BEYOND: snprintf(says, sizeof says, "NEW slower, beyond the tolerance of %g%%", c->tolerance); break;
-  case SLOWER_WITHIN: snprintf(says, sizeof says, "NEW slower, within the tolerance of %g%%", c->tolerance); break;
-  case SLOWER_UNDECIDED: snprintf(says, sizeof says, "NEW slower, perhaps beyond the tolerance of %g%%: the interval reaches across it", c->tolerance); break;
-  case FASTER_BEYOND: snprintf(says, sizeof says, "NEW faster, beyond the tolerance of %g%%", c->tolerance); break;
-  case FASTER_WITHIN: snprintf(says, sizeof says, "NEW faster, within the tolerance of %g%%", c->tolerance); break;
-  case FASTER_UNDECIDED: snprintf(says, sizeof says, "NEW faster, perhaps beyond the tolerance of %g%%", c->tolerance); break;
-  case SAME_WITHIN: snprintf(says, sizeof says, "indistinguishable, within the tolerance of %g%%", c->tolerance); break;
-  default: snprintf(says, sizeof says, "indistinguishable, but the interval reaches beyond the tolerance of %g%%", c->tolerance); break;
-  }
+  snprintf(says, sizeof says, verdict_words[*verdict], c->tolerance);
   if (c->alone) {
     fputs("old ", stdout), put_text(stdout, go->name), fputs(": ", stdout), put_side(go, &so);
     fputs("\nnew ", stdout), put_text(stdout, gn->name), fputs(": ", stdout), put_side(gn, &sn);
@@ -556,7 +566,8 @@ static int judge(struct context *c, struct group *go, struct group *gn, int *ver
   printf("new/old %.4f, 99%% interval [%.4f, %.4f] %s: %s%s\n", ratio, low, high,
          !single ? "between processes"
          : go->n == gn->n ? "within each process"
-         : go->n == 1 ? "between NEW's processes, within OLD's" : "between OLD's processes, within NEW's",
+         : go->n == 1 ? "between NEW's processes, within OLD's"
+                      : "between OLD's processes, within NEW's",
          says, tail);
   if (problems && !c->judge_anyway) {
     *verdict = NOT_JUDGED;
@@ -609,7 +620,8 @@ static int compare_loaded(struct saved *old, struct saved *new, double tolerance
     return CPUCYCLES_INFO_REFUSED;
   }
   printf("%zu compared: %zu slower beyond the tolerance, %zu faster beyond it, %zu within it, "
-         "%zu not judged (tolerance %g%%)\n", compared, counts[SLOWER_BEYOND], counts[FASTER_BEYOND],
+         "%zu not judged (tolerance %g%%)\n", compared, counts[SLOWER_BEYOND],
+         counts[FASTER_BEYOND],
          compared - counts[SLOWER_BEYOND] - counts[FASTER_BEYOND] - counts[NOT_JUDGED],
          counts[NOT_JUDGED], tolerance);
   return counts[SLOWER_BEYOND]                ? CPUCYCLES_INFO_SLOWER
