@@ -4,12 +4,25 @@
 #
 #   sh gate.sh baseline.json new.json [PERCENT]
 #
-# Both files are cpucycles_bench() results saved as JSON (save-json.c).
+# Both files are cpucycles_bench() results saved as JSON by save-json.c,
+# which measures in several processes (10 by default) and saves each
+# one's result: the same code measures a few percent apart from one
+# process to the next, and only the spread between processes tells how
+# far apart two builds must be to differ.  A file with one result of a
+# name cannot be judged.
 # `cpucycles-info --compare OLD NEW` says, in its exit status:
-#   0  NEW is not slower (or is, by less than the tolerance)
-#   1  NEW is slower by more than the tolerance (5% unless --tolerance:
-#      two runs in two processes differ by a few percent)
+#   0  NEW is not slower by more than the tolerance (5% unless
+#      --tolerance): its whole 99% interval lies below it
+#   1  NEW is slower by more than the tolerance: its whole interval
+#      lies beyond it
 #   2  a file it cannot read, or that is not such a result
+#   4  cannot judge: a result flagged as disturbed (drift, spread,
+#      below-resolution, too few runs kept), the two measured apart
+#      (another counter, unit, host or library), one execution in a
+#      file, or an interval that reaches across the tolerance (too noisy:
+#      measure again, on a quieter machine, or in more processes); it
+#      says which file and why.  --judge-anyway judges it regardless
+#      (exit 0 or 1), printing the same reasons as warnings.
 # This script passes the same status on, saying which.  As a make rule,
 # where any status but 0 stops the build:
 #
@@ -28,6 +41,7 @@ status=$?
 case $status in
   0) echo "gate: passed" ;;
   1) echo "gate: FAILED: $2 is slower than $1" ;;
+  4) echo "gate: CANNOT JUDGE $2 against $1 (the reasons are above): measure again" ;;
   *) echo "gate: cannot compare (cpucycles-info --compare exited $status)"; status=2 ;;
 esac
 exit $status

@@ -4,11 +4,13 @@
 # linked as a user's are) and do what their comments say: each runs, exits
 # 0 and prints the line that shows it worked.  No figure is judged (a busy
 # machine must not fail it): a verdict is one of the three names, the
-# gate's status one of those it documents.  save-json's file is a
-# cpucycles_bench() result cpucycles-info --compare reads, and gate.sh
-# passes on --compare's exit status: 0 for a file against itself, 1 for
-# one made twice as slow (errors set to 0, so that the interval is the
-# ratio), 2 for a missing file.  The C++ example is SKIPped, saying why,
+# gate's status one of those it documents.  save-json's file is ten
+# cpucycles_bench() results (ten processes) cpucycles-info --compare reads,
+# and gate.sh passes on --compare's exit status, on save-json's files with
+# fixed figures: 0 for a file against itself, 1 for one made twice as
+# slow, 4 (cannot judge) for one with an execution flagged drift and for
+# one of a single execution, saying why; 2 for a missing file.  The C++
+# example is SKIPped, saying why,
 # where configure found no C++ compiler whose programs run here.
 # Needs top_srcdir, top_builddir (from AM_TESTS_ENVIRONMENT), and
 # CPUCYCLES_CXX_EXAMPLE_WHY (empty when the C++ example is built).
@@ -26,7 +28,7 @@ err=$out.err
 saved=$top_builddir/t-examples-saved
 trap 'rm -f "$out" "$err" "$saved"-*.json' EXIT
 
-echo "1..10"
+echo "1..13"
 example() { # what pattern program args...: runs it, exit 0 and pattern in its output
   what=$1 pattern=$2; shift 2
   run "$@" >"$out" 2>"$err"; status=$?
@@ -53,13 +55,20 @@ else
 fi
 
 # ---- save-json, then gate.sh on what it saved ----
-example "save-json writes a result" '^saved .*-base.json: sum of 4096 bytes' save-json "$saved-base.json"
-if grep -q '^  "type": "bench",$' "$saved-base.json" 2>/dev/null &&
-   grep -q '^  "interquartile_mean": ' "$saved-base.json" &&
-   { ! command -v python3 >/dev/null 2>&1 || python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$saved-base.json"; }; then
-  ok "its file is a cpucycles_bench() result in JSON"
+example "save-json writes a result" '^saved .*-base.json: sum of 4096 bytes, 10 executions$' save-json "$saved-base.json"
+# ten results, one a process, one after another (as cat makes)
+if [ "$(grep -c '^  "type": "bench",$' "$saved-base.json" 2>/dev/null)" -eq 10 ] &&
+   [ "$(grep -c '^  "interquartile_mean": ' "$saved-base.json")" -eq 10 ] &&
+   { ! command -v python3 >/dev/null 2>&1 || python3 -c '
+import json, sys
+text, d, i, n = open(sys.argv[1]).read(), json.JSONDecoder(), 0, 0
+while text[i:].strip():
+    while text[i].isspace(): i += 1
+    value, i = d.raw_decode(text, i); n += value["type"] == "bench"
+sys.exit(n != 10)' "$saved-base.json"; }; then
+  ok "its file is ten cpucycles_bench() results in JSON, one after another"
 else
-  notok "its file is a cpucycles_bench() result in JSON"; sed 's/^/# /' "$saved-base.json"
+  notok "its file is ten cpucycles_bench() results in JSON, one after another"; sed 's/^/# /' "$saved-base.json"
 fi
 # gate.sh with the in-tree cpucycles-info
 CPUCYCLES_INFO="$top_builddir/libtool --mode=execute ${CPUCYCLES_PROBE_RUNNER:-} $top_builddir/cpucycles-info"
@@ -75,15 +84,30 @@ gate() { # want-statuses pattern what old new
   fi
 }
 run save-json "$saved-new.json" >"$out" 2>"$err" || { sed 's/^/# /' "$out" "$err"; }
-# another process: slower or not by the tolerance is the machine's to say
-gate "0 1" '^gate: \(passed\|FAILED\)' "on two runs of save-json (0 or 1: not judged)" \
+# another process: slower, not, or not to be judged is the machine's to say
+gate "0 1 4" '^gate: \(passed\|FAILED\|CANNOT JUDGE\)' "on two runs of save-json (0, 1 or 4: not judged)" \
   "$saved-base.json" "$saved-new.json"
-gate 0 '^gate: passed' "on a result against itself" "$saved-base.json" "$saved-base.json"
-# twice as slow, errors 0: the interval is [2, 2], always beyond 5%
-awk '/^  "interquartile_mean_error": / { print "  \"interquartile_mean_error\": 0,"; next } { print }' \
-  "$saved-base.json" >"$saved-exact.json"
-awk '/^  "interquartile_mean": / { sub(/,$/, ""); printf "  \"interquartile_mean\": %.17g,\n", 2 * $2; next }
-     /^  "interquartile_mean_error": / { print "  \"interquartile_mean_error\": 0,"; next } { print }' \
-  "$saved-base.json" >"$saved-slow.json"
-gate 1 '^gate: FAILED: .*-slow.json is slower' "on a result twice as slow" "$saved-exact.json" "$saved-slow.json"
+# save-json's files with fixed figures, 0.1% apart between executions,
+# and no flags, so that a busy machine decides none of the statuses below
+steady() { # factor file: the base's executions at factor * (999, 1000, 1001, ...)
+  awk -v m="$1" '/^  "interquartile_mean": / { printf "  \"interquartile_mean\": %.17g,\n", m * (999 + i++ % 3); next }
+       /^  "flags": / { print "  \"flags\": [\"subtracted\"],"; next }
+       /^  "count": / { print "  \"count\": 1000,"; next }
+       /^  "disturbed": / { print "  \"disturbed\": 0,"; next } { print }' "$saved-base.json" >"$2"
+}
+steady 1 "$saved-steady.json"
+steady 2 "$saved-slow.json"
+gate 0 '^gate: passed' "on ten executions against themselves" "$saved-steady.json" "$saved-steady.json"
+gate 1 '^gate: FAILED: .*-slow.json is slower' "on ten executions twice as slow" "$saved-steady.json" "$saved-slow.json"
+# one flagged drift; and one execution: cannot judge, status 4 passed on
+awk '/^  "flags": / && !done { print "  \"flags\": [\"subtracted\", \"drift\"],"; done = 1; next } { print }' \
+  "$saved-steady.json" >"$saved-drift.json"
+gate 4 '^gate: CANNOT JUDGE .*-drift.json against' "on an execution flagged drift" "$saved-steady.json" "$saved-drift.json"
+if grep -q 'cannot judge sum of 4096 bytes: NEW .*-drift.json, result 1 is flagged drift' "$err"; then
+  ok "gate.sh: cpucycles-info's reason is shown: $(grep 'flagged drift' "$err")"
+else
+  notok "gate.sh: cpucycles-info's reason is not shown"; sed 's/^/# /' "$out" "$err"
+fi
+awk '{ print } /^}$/ { exit }' "$saved-steady.json" >"$saved-one.json"
+gate 4 '^gate: CANNOT JUDGE' "on a file of one execution" "$saved-steady.json" "$saved-one.json"
 gate 2 '^gate: cannot compare' "on a missing file" "$saved-base.json" "$saved-missing.json"

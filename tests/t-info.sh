@@ -10,7 +10,13 @@
 # python3 when there is one) with its fields; --check 0 on the build host, 1 or 2 on a CPU that differs
 # (qemu-x86_64 -cpu qemu64, on x86-64 native builds); --compare: saved
 # results, one or suites of them, bad input refused, a 16 MiB suite within
-# a generous bound (what takes minutes when matching is quadratic).
+# a generous bound (what takes minutes when matching is quadratic); no
+# verdict its data cannot support: one execution a side, a result flagged
+# as disturbed or measured apart, an interval across the tolerance are
+# exit 4 with the file and the reason (judged, warning, with
+# --judge-anyway); several executions a side, Welch's interval between
+# them, checked against one computed by hand; the wording follows the
+# interval.
 # Needs top_builddir (from AM_TESTS_ENVIRONMENT); runs through the probe
 # runner when there is one.
 set -u
@@ -25,7 +31,7 @@ out=$(mktemp "${TMPDIR:-/tmp}/cpucycles-info.XXXXXX") || exit 1
 err=$out.err
 trap 'rm -f "$out" "$err" "$out.text"' EXIT
 
-echo "1..75"
+echo "1..101"
 if $info >"$out" 2>"$err" && grep -q '^cpucycles version ' "$out" && grep -q '^cpucycles implementation' "$out"; then
   ok "cpucycles-info prints its report and exits 0"
 else
@@ -296,19 +302,24 @@ compare_clean() { # what: the last --compare printed no control byte but its lin
     ok "--compare $1: no control byte reaches the terminal"
   fi
 }
-compare_case 1 'new/old 1.1000, .*: NEW slower' "10% slower" "$saved-old.json" "$saved-new.json"
-compare_case 0 ': indistinguishable (tolerance 5%)' "1% slower, within the 5% tolerance" "$saved-old.json" "$saved-near.json"
-compare_case 1 ': NEW slower (tolerance 0%)' "1% slower with --tolerance 0" "$saved-old.json" "$saved-near.json" --tolerance 0
-compare_case 0 'warning: measured with amd64-tsc on h, then arm64-vct' "20% faster, on another counter (warned)" "$saved-old.json" "$saved-fast.json"
+# One result a file is one execution a side: how two processes differ is
+# not known, so it is not judged (exit 4) unless --judge-anyway, which
+# judges it by the interval within the processes, warning still.
+compare_case 4 'cannot judge old: OLD .*-old.json holds one execution of it, and so does NEW' "one execution a side: cannot judge" "$saved-old.json" "$saved-new.json"
+compare_case 1 'new/old 1.1000, .*within each process: NEW slower, beyond the tolerance of 5% (judged anyway)' "10% slower, one execution a side, --judge-anyway" "$saved-old.json" "$saved-new.json" --judge-anyway
+compare_case 1 'warning: old: OLD .*-old.json holds one execution of it' "and warned" "$saved-old.json" "$saved-new.json" --judge-anyway
+compare_case 0 'within each process: NEW slower, within the tolerance of 5% (judged anyway)' "1% slower, its interval above 1: slower, within the 5% tolerance" "$saved-old.json" "$saved-near.json" --judge-anyway
+compare_case 1 ': NEW slower, beyond the tolerance of 0%' "1% slower with --tolerance 0" "$saved-old.json" "$saved-near.json" --tolerance 0 --judge-anyway
+compare_case 0 'warning: old: NEW .*-fast.json, result 1 was measured with counter arm64-vct, OLD .*-old.json, result 1 with amd64-tsc' "20% faster, on another counter (warned)" "$saved-old.json" "$saved-fast.json" --judge-anyway
 compare_case 2 'not a cpucycles_bench() result' "a comparison's JSON is refused" "$saved-old.json" "$saved-other.json"
 compare_case 2 "not a percentage" "a bad --tolerance is refused" "$saved-old.json" "$saved-new.json" --tolerance abc
 # The whole file is read (up to 16 MiB): a name as long as the library
 # writes one (70000 bytes), valid JSON after 100 KB of blanks; /dev/zero
 # ends with a message; a read error is the system's.
 saved_json "$saved-long.json" "$(head -c 70000 /dev/zero | tr '\0' x)" 1100 2
-compare_case 1 'new/old 1.1000, .*: NEW slower' "a 70000-byte name is read" "$saved-old.json" "$saved-long.json"
+compare_case 1 'new/old 1.1000, .*: NEW slower' "a 70000-byte name is read" "$saved-old.json" "$saved-long.json" --judge-anyway
 { head -c 100000 /dev/zero | tr '\0' ' '; cat "$saved-new.json"; } >"$saved-blanks.json"
-compare_case 1 'new/old 1.1000, .*: NEW slower' "JSON after 100 KB of blanks is read" "$saved-old.json" "$saved-blanks.json"
+compare_case 1 'new/old 1.1000, .*: NEW slower' "JSON after 100 KB of blanks is read" "$saved-old.json" "$saved-blanks.json" --judge-anyway
 compare_case 2 'NEW /dev/zero: too large (over 16 MiB)' "/dev/zero is refused, too large" "$saved-old.json" /dev/zero
 mkdir "$saved-dir.json"
 compare_case 2 'NEW .*-dir.json: Is a directory' "a directory: the system's error" "$saved-old.json" "$saved-dir.json"
@@ -318,7 +329,7 @@ rmdir "$saved-dir.json"
 # repeated there is refused, anything after the object too; any valid
 # layout is read.
 printf '{"meta": {"interquartile_mean": 1, "type": "bench"}, "type": "bench", "name": "m", "interquartile_mean": 3000, "interquartile_mean_error": 2, "counter": "amd64-tsc", "host": "h"}' >"$saved-meta.json"
-compare_case 1 'new/old 3.0000, .*: NEW slower' "a nested interquartile_mean does not count" "$saved-old.json" "$saved-meta.json"
+compare_case 1 'new/old 3.0000, .*: NEW slower' "a nested interquartile_mean does not count" "$saved-old.json" "$saved-meta.json" --judge-anyway
 printf '{"x": {"type": "bench"}, "type": "compare", "interquartile_mean": 1000, "interquartile_mean_error": 2}' >"$saved-nested-type.json"
 compare_case 2 'NEW .*: not a cpucycles_bench() result' "a nested \"type\": \"bench\" does not count" "$saved-old.json" "$saved-nested-type.json"
 sed 's/"interquartile_mean": 1100,/"interquartile_mean": 1000, "interquartile_mean": 1100,/' "$saved-new.json" >"$saved-twice.json"
@@ -328,8 +339,9 @@ compare_case 2 'NEW .*: value 2 (line 9): not a cpucycles_bench() result' "an ob
 { cat "$saved-new.json"; echo 'x'; } >"$saved-trailing.json"
 compare_case 2 'NEW .*: not JSON: line 9, column 1: not a JSON value' "text after the result is refused" "$saved-old.json" "$saved-trailing.json"
 # Several results per file, matched by name: an array of them, or one
-# after another (cat); each named once; the exit status says whether any
-# is slower, and with --exit-faster whether any is faster.
+# after another (cat); the exit status says whether any is slower, and
+# with --exit-faster whether any is faster.  (One execution of each,
+# judged anyway; executions below.)
 suite() { # file [name cycles]...: the results one after another
   f=$1; shift; : >"$f"
   while [ $# -ge 2 ]; do saved_json "$f.one" "$1" "$2" 2; cat "$f.one" >>"$f"; shift 2; done
@@ -339,15 +351,15 @@ suite "$saved-suite-old.json" hash 1000 sort 2000 gone 500
 suite "$saved-suite-new.json" sort 2000 hash 1100 added 700
 { echo '['; sed '$!b; s/}$/},/' "$saved-old.json" | sed '$s/^}$/},/'; saved_json "$saved-one.json" sort 2000 2; cat "$saved-one.json"; echo ']'; } >"$saved-suite-array.json"
 rm -f "$saved-one.json"
-compare_case 1 '^hash: old 1000.00 .*new 1100.00 .*new/old 1.1000, .*: NEW slower' "two files of three results: matched by name, the slower one called" "$saved-suite-old.json" "$saved-suite-new.json"
-compare_case 1 '^2 compared: 1 slower, 0 faster, 1 indistinguishable' "and summed up" "$saved-suite-old.json" "$saved-suite-new.json"
-compare_case 1 '^gone: only in OLD' "a result only in OLD is named" "$saved-suite-old.json" "$saved-suite-new.json"
-compare_case 1 '^added: only in NEW' "a result only in NEW is named" "$saved-suite-old.json" "$saved-suite-new.json"
-compare_case 0 '^sort: .*new/old 1.0000, .*: indistinguishable' "a JSON array of results is read" "$saved-suite-array.json" "$saved-suite-new.json"
+compare_case 1 '^hash: old 1000.00 .*new 1100.00 .*new/old 1.1000, .*: NEW slower' "two files of three results: matched by name, the slower one called" "$saved-suite-old.json" "$saved-suite-new.json" --judge-anyway
+compare_case 1 '^2 compared: 1 slower beyond the tolerance, 0 faster beyond it, 1 within it, 0 not judged' "and summed up" "$saved-suite-old.json" "$saved-suite-new.json" --judge-anyway
+compare_case 1 '^gone: only in OLD' "a result only in OLD is named" "$saved-suite-old.json" "$saved-suite-new.json" --judge-anyway
+compare_case 1 '^added: only in NEW' "a result only in NEW is named" "$saved-suite-old.json" "$saved-suite-new.json" --judge-anyway
+compare_case 0 '^sort: .*new/old 1.0000, .*: indistinguishable' "a JSON array of results is read" "$saved-suite-array.json" "$saved-suite-new.json" --judge-anyway
 echo '[]' >"$saved-suite-empty.json"
 compare_case 2 'NEW .*: no cpucycles_bench() result in it' "an empty array is refused" "$saved-suite-old.json" "$saved-suite-empty.json"
 suite "$saved-suite-twice.json" hash 1000 hash 1100
-compare_case 2 'NEW .*: two results are named "hash" (values 1 and 2)' "two results of one name are refused" "$saved-suite-old.json" "$saved-suite-twice.json"
+compare_case 4 '^hash: .*new 1048.81 cycles per call (2 executions, .*: cannot judge' "two results of one name are two executions of it" "$saved-suite-old.json" "$saved-suite-twice.json"
 suite "$saved-suite-none.json" other 1000 another 1000
 compare_case 2 'nothing to compare' "no name in both files: exit 2" "$saved-suite-old.json" "$saved-suite-none.json"
 # A suite as large as a file may be (16 MiB: 114000 results): matched in
@@ -370,49 +382,53 @@ bound=60
 [ -z "${CPUCYCLES_PROBE_RUNNER:-}" ] || bound=600
 command -v timeout >/dev/null 2>&1 && bounded="timeout $bound" || bounded=
 size=$(wc -c <"$saved-big-new.json")
-$bounded $info --compare "$saved-big-old.json" "$saved-big-new.json" >"$out" 2>"$err"; status=$?
+$bounded $info --compare "$saved-big-old.json" "$saved-big-new.json" --judge-anyway >"$out" 2>"$err"; status=$?
 if [ $status -eq 1 ] && [ "$size" -le 16777216 ] && [ "$(wc -l <"$out")" -eq 114002 ] &&
    sed -n 1p "$out" | grep -q '^b1: old 1000.00 ' &&
    grep -q '^b7: old 1000.00 .*new 1100.00 .*: NEW slower' "$out" &&
    [ "$(tail -n 3 "$out")" = "b0: only in OLD
 added: only in NEW
-113999 compared: 1 slower, 0 faster, 113998 indistinguishable (tolerance 5%)" ]; then
+113999 compared: 1 slower beyond the tolerance, 0 faster beyond it, 113998 within it, 0 not judged (tolerance 5%)" ] &&
+   [ "$(wc -l <"$err")" -le 21 ]; then
   ok "--compare two suites of 114000 results ($size bytes) within ${bound}s: $(tail -n 1 "$out")"
 else
   notok "--compare two suites of 114000 results ($size bytes) within ${bound}s: exit $status (124: timed out), $(wc -l <"$out") lines"
   sed 's/^/# /' "$err"; head -n 3 "$out" | sed 's/^/# /'; tail -n 3 "$out" | sed 's/^/# /'
 fi
-# Two results of one name, far apart in a suite as large: the first name
-# that is there twice, with its next result.
+# Two results of one name, far apart in a suite as large: two executions
+# of it, grouped.
 cat "$saved-big-old.json" "$saved-one.json" >"$saved-big-twice.json"
 big_suite "$saved-one.json" 5 5 1 1000
 cat "$saved-one.json" >>"$saved-big-twice.json"
-$bounded $info --compare "$saved-big-old.json" "$saved-big-twice.json" >"$out" 2>"$err"; status=$?
-if [ $status -eq 2 ] && grep -q '^cpucycles-info: NEW .*: two results are named "b5" (values 6 and 114002): results are matched by name$' "$err"; then
-  ok "--compare a suite of 114000 results with one name twice, within ${bound}s: $(cat "$err")"
+$bounded $info --compare "$saved-big-old.json" "$saved-big-twice.json" --judge-anyway >"$out" 2>"$err"; status=$?
+if [ $status -eq 0 ] && grep -q '^b5: old 1000.00 .*, new 1000.00 cycles per call (2 executions, ' "$out"; then
+  ok "--compare a suite of 114000 results with one name twice, within ${bound}s: $(grep '^b5:' "$out")"
 else
-  notok "--compare a suite of 114000 results with one name twice, within ${bound}s: exit $status (124: timed out)"; sed 's/^/# /' "$err"
+  notok "--compare a suite of 114000 results with one name twice, within ${bound}s: exit $status (124: timed out)"; sed 's/^/# /' "$err"; grep '^b5:' "$out" | sed 's/^/# /'
 fi
 rm -f "$saved-one.json" "$saved"-big-*.json
-compare_case 3 ': NEW faster (tolerance 5%)' "20% faster with --exit-faster: exit 3" "$saved-old.json" "$saved-fast.json" --exit-faster
-compare_case 0 ': indistinguishable (tolerance 5%)' "the same with --exit-faster: exit 0" "$saved-old.json" "$saved-near.json" --exit-faster
-compare_case 1 ': NEW slower' "slower with --exit-faster: exit 1" "$saved-old.json" "$saved-new.json" --exit-faster
+saved_json "$saved-fast.json" fast 800 2
+compare_case 3 ': NEW faster, beyond the tolerance of 5%' "20% faster with --exit-faster: exit 3" "$saved-old.json" "$saved-fast.json" --exit-faster --judge-anyway
+compare_case 0 ': NEW slower, within the tolerance of 5%' "1% slower with --exit-faster: exit 0" "$saved-old.json" "$saved-near.json" --exit-faster --judge-anyway
+compare_case 1 ': NEW slower' "slower with --exit-faster: exit 1" "$saved-old.json" "$saved-new.json" --exit-faster --judge-anyway
 suite "$saved-suite-faster.json" hash 800 sort 2000
-compare_case 3 '^2 compared: 0 slower, 1 faster' "a suite with one faster, none slower, --exit-faster: exit 3" "$saved-suite-old.json" "$saved-suite-faster.json" --exit-faster
+compare_case 3 '^2 compared: 0 slower beyond the tolerance, 1 faster beyond it' "a suite with one faster, none slower, --exit-faster: exit 3" "$saved-suite-old.json" "$saved-suite-faster.json" --exit-faster --judge-anyway
 saved_json "$saved-wide.json" wide 1060 40
-compare_case 0 'new/old 1.0600, .*: indistinguishable' "6% slower whose interval reaches below +5%: not called slower" "$saved-old.json" "$saved-wide.json"
-$info --exit-faster >"$out" 2>"$err"; status=$?
-if [ $status -eq 2 ] && grep -q 'goes with --compare' "$err"; then
-  ok "--exit-faster without --compare is refused: exit 2, $(cat "$err")"
-else
-  notok "--exit-faster without --compare: exit $status"; sed 's/^/# /' "$out" "$err"
-fi
+compare_case 0 'new/old 1.0600, .*: indistinguishable, but the interval reaches beyond the tolerance of 5% (judged anyway)' "6% slower whose interval reaches below 1, judged anyway: not called slower" "$saved-old.json" "$saved-wide.json" --judge-anyway
+for option in --exit-faster --judge-anyway; do
+  $info $option >"$out" 2>"$err"; status=$?
+  if [ $status -eq 2 ] && grep -q -- "$option goes with --compare" "$err"; then
+    ok "$option without --compare is refused: exit 2, $(cat "$err")"
+  else
+    notok "$option without --compare: exit $status"; sed 's/^/# /' "$out" "$err"
+  fi
+done
 awk '{ printf "%s\r\n", $0 }' "$saved-new.json" >"$saved-crlf.json"
 { printf '\357\273\277'; cat "$saved-new.json"; } >"$saved-bom.json"
 tr -d ' \n' <"$saved-new.json" >"$saved-minified.json"
 printf '{"counter":"amd64-tsc","host":"h","interquartile_mean":1100,"interquartile_mean_error":2,"name":"new","type":"bench"}' >"$saved-sorted.json"
 for layout in crlf bom minified sorted; do
-  compare_case 1 'new/old 1.1000, .*: NEW slower' "$layout layout is read" "$saved-old.json" "$saved-$layout.json"
+  compare_case 1 'new/old 1.1000, .*: NEW slower' "$layout layout is read" "$saved-old.json" "$saved-$layout.json" --judge-anyway
 done
 # Garbage is exit 2 with a message, never a crash.
 awk 'BEGIN { for (i = 0; i < 100000; i++) printf "[" }' >"$saved-deep.json"
@@ -433,7 +449,7 @@ saved_json "$saved-inf.json" slow 3000 1e999
 compare_case 2 'NEW .*: interquartile_mean_error: not a finite number' "NEW 3x slower with error 1e999 is refused" "$saved-old.json" "$saved-inf.json"
 saved_json "$saved-tiny.json" tiny 1e-300 0
 saved_json "$saved-huge.json" huge 1e300 0
-compare_case 2 'too far apart to compare' "1e-300 against 1e300 (a ratio beyond a double) is refused" "$saved-tiny.json" "$saved-huge.json"
+compare_case 2 'too far apart to compare' "1e-300 against 1e300 (a ratio beyond a double) is refused" "$saved-tiny.json" "$saved-huge.json" --judge-anyway
 saved_json "$saved-bad.json" bad 1100 -1
 compare_case 2 'NEW .*: interquartile_mean_error: negative' "a negative error is refused" "$saved-old.json" "$saved-bad.json"
 saved_json "$saved-bad.json" bad 0 2
@@ -442,12 +458,85 @@ compare_case 2 'NEW .*: interquartile_mean: not positive' "a mean of 0 is refuse
 # them) are printed as '?', in every field and the warning: a result must
 # not retitle or clear the terminal.  Raw ones are not JSON.
 saved_json "$saved-esc.json" 'a\u001b]0;pwned\u0007b\u007f' 1000 2 'x\u001b[2J' 'h\r\n'
-compare_case 0 '^new a?]0;pwned?b?: 1000.00' "escaped control characters in the name" "$saved-old.json" "$saved-esc.json"
-compare_case 0 'then x?\[2J on h??$' "escaped control characters in the counter and host (warning)" "$saved-old.json" "$saved-esc.json"
+compare_case 0 '^new a?]0;pwned?b?: 1000.00' "escaped control characters in the name" "$saved-old.json" "$saved-esc.json" --judge-anyway
+compare_case 0 'with host h??, OLD .* with h$' "escaped control characters in the counter and host (warning)" "$saved-old.json" "$saved-esc.json" --judge-anyway
 compare_clean "escaped control characters"
 printf '{"type": "bench", "name": "a\033]0;pwned\007b", "interquartile_mean": 1000, "interquartile_mean_error": 2, "counter": "x\033[2J", "host": "h"}' >"$saved-esc.json"
 compare_case 2 'NEW .*: not JSON: .*a control character in a string' "raw control characters are refused" "$saved-old.json" "$saved-esc.json"
 compare_clean "raw control characters"
+# ---- --compare on executions: several results of one name a file ----
+# Each result one line, as save-json writes N of them (its fields as
+# cpucycles_bench_format() writes them); a test changes one line with sed.
+runs() { # file name figures...: one execution of name at each figure
+  runs_file=$1 runs_name=$2; shift 2; : >"$runs_file"
+  for x in "$@"; do
+    printf '{"type": "bench", "name": "%s", "interquartile_mean": %s, "interquartile_mean_error": 1, "count": 1000, "disturbed": 0, "flags": ["subtracted", "freq-unknown"], "counter": "amd64-tsc", "unit": "constant-rate cycles", "host": "h", "version": "0.1.0"}\n' "$runs_name" "$x" >>"$runs_file"
+  done
+}
+# Three executions a side, each 1% from the side's middle in log:
+# 1000 * exp(-0.01, 0, 0.01), and NEW 1.1 times those.  By hand: each
+# side's log variance is (0.01^2 + 0 + 0.01^2) / 2 = 1e-4, of its mean
+# 1e-4 / 3; the standard error of the difference sqrt(2e-4 / 3) =
+# 0.0081650; Welch's degrees of freedom (2a)^2 / (2 a^2 / 2) = 4, where
+# Student's 99% point is 4.604: [1.1 exp(-0.037592), 1.1 exp(0.037592)]
+# = [1.0594, 1.1421], whatever is within each execution.
+figures() { awk -v m="$1" -v s="$2" 'BEGIN { printf "%.10g %.10g %.10g", m * exp(-s), m, m * exp(s) }'; }
+runs "$saved-x-old.json" sum $(figures 1000 0.01)
+runs "$saved-x-new.json" sum $(figures 1100 0.01)
+compare_case 1 '^new/old 1.1000, 99% interval \[1.0594, 1.1421\] between processes: NEW slower, beyond the tolerance of 5%$' "three executions a side: Welch's interval between them, by hand" "$saved-x-old.json" "$saved-x-new.json"
+compare_case 1 '^old sum: 1000.00 cycles per call (3 executions, +- 1.00% between them)$' "and each side's spread between its executions" "$saved-x-old.json" "$saved-x-new.json"
+# The wording follows the interval: above 1 but within the tolerance is
+# slower within it; across 1, indistinguishable; across the tolerance,
+# no verdict (exit 4) but with --judge-anyway.
+runs "$saved-x-old.json" sum $(figures 1000 0.001)
+runs "$saved-x-near.json" sum $(figures 1010 0.001)
+runs "$saved-x-same.json" sum $(figures 1000.5 0.001)
+compare_case 0 ': NEW slower, within the tolerance of 5%$' "+1%, interval above 1: slower, within the tolerance" "$saved-x-old.json" "$saved-x-near.json"
+compare_case 0 ': indistinguishable, within the tolerance of 5%$' "+0.05%, interval across 1: indistinguishable" "$saved-x-old.json" "$saved-x-same.json"
+runs "$saved-x-old.json" sum $(figures 1000 0.01)
+runs "$saved-x-across.json" sum $(figures 1060 0.01)
+compare_case 4 ': NEW slower, perhaps beyond the tolerance of 5%: the interval reaches across it: cannot judge$' "+6%, interval across +5%: cannot judge" "$saved-x-old.json" "$saved-x-across.json"
+compare_case 0 ': NEW slower, perhaps beyond the tolerance of 5%: the interval reaches across it (judged anyway)$' "the same, --judge-anyway: exit 0" "$saved-x-old.json" "$saved-x-across.json" --judge-anyway
+# A result flagged as disturbed is not judged: which file, which result,
+# which flag; --judge-anyway judges it, warning.
+for flag in drift spread below-resolution; do
+  sed "2s/\"flags\": \\[/\"flags\": [\"$flag\", /" "$saved-x-new.json" >"$saved-x-flag.json"
+  compare_case 4 "cannot judge sum: NEW .*-x-flag.json, result 2 is flagged $flag: " "NEW's execution flagged $flag: exit 4" "$saved-x-old.json" "$saved-x-flag.json"
+done
+sed '3s/"flags": \[/"flags": ["drift", /' "$saved-x-old.json" >"$saved-x-flag.json"
+compare_case 4 "cannot judge sum: OLD .*-x-flag.json, result 3 is flagged drift: " "OLD's execution flagged drift: exit 4" "$saved-x-flag.json" "$saved-x-new.json"
+compare_case 1 ': NEW slower, beyond the tolerance of 5% (judged anyway)$' "flagged, --judge-anyway: judged (exit 1)" "$saved-x-flag.json" "$saved-x-new.json" --judge-anyway
+compare_case 1 'warning: sum: OLD .*-x-flag.json, result 3 is flagged drift: ' "and warned" "$saved-x-flag.json" "$saved-x-new.json" --judge-anyway
+sed '1s/"count": 1000/"count": 5/' "$saved-x-new.json" >"$saved-x-flag.json"
+compare_case 4 "cannot judge sum: NEW .*-x-flag.json, result 1 kept 5 runs: too few" "5 runs kept: exit 4" "$saved-x-old.json" "$saved-x-flag.json"
+sed '1s/"disturbed": 0/"disturbed": 1001/' "$saved-x-new.json" >"$saved-x-flag.json"
+compare_case 4 "cannot judge sum: NEW .*-x-flag.json, result 1 kept 1000 runs: too few (1001 of its runs were disturbed" "most runs disturbed: exit 4" "$saved-x-old.json" "$saved-x-flag.json"
+# Measured apart from OLD: another counter, unit, host, library version,
+# or libcpucycles' own library.
+for key in counter unit host version; do
+  case $key in
+    counter*) key=counter from=amd64-tsc to=arm64-vct ;;
+    unit*) key=unit from='constant-rate cycles' to='core cycles' ;;
+    host*) key=host from=h to=h2 ;;
+    *) key=version from=0.1.0 to=0.2.0 ;;
+  esac
+  what=$key; [ $key = version ] && what='library version'
+  sed "2s/\"$key\": \"$from\"/\"$key\": \"$to\"/" "$saved-x-new.json" >"$saved-x-apart.json"
+  compare_case 4 "cannot judge sum: NEW .*-x-apart.json, result 2 was measured with $what $to, OLD .*, result 1 with $from\$" "another $what in NEW: exit 4" "$saved-x-old.json" "$saved-x-apart.json"
+done
+sed '2s/"flags": \[/"flags": ["other-library", /' "$saved-x-new.json" >"$saved-x-apart.json"
+compare_case 4 "cannot judge sum: NEW .*-x-apart.json, result 2 was measured with libcpucycles' own counter library, OLD .*, result 1 with cpucycles'" "libcpucycles' own library in NEW: exit 4" "$saved-x-old.json" "$saved-x-apart.json"
+sed '2s/"counter": "amd64-tsc"/"counter": "amd64-tscp"/' "$saved-x-old.json" >"$saved-x-apart.json"
+compare_case 4 "cannot judge sum: OLD .*-x-apart.json, result 2 was measured with counter amd64-tscp, OLD .*, result 1 with amd64-tsc" "two counters within OLD: exit 4" "$saved-x-apart.json" "$saved-x-new.json"
+# One execution on one side only
+head -n 1 "$saved-x-new.json" >"$saved-x-one.json"
+compare_case 4 "cannot judge sum: NEW .*-x-one.json holds one execution of it: how two processes differ is not known" "one execution in NEW, three in OLD: exit 4" "$saved-x-old.json" "$saved-x-one.json"
+# A suite of executions: the status is the worst verdict's, slower first.
+{ cat "$saved-x-old.json"; runs "$saved-x-one.json" hash $(figures 2000 0.01); cat "$saved-x-one.json"; } >"$saved-x-suite-old.json"
+{ cat "$saved-x-across.json"; runs "$saved-x-one.json" hash $(figures 2000 0.01); cat "$saved-x-one.json"; } >"$saved-x-suite-new.json"
+compare_case 4 '^2 compared: 0 slower beyond the tolerance, 0 faster beyond it, 1 within it, 1 not judged (tolerance 5%)$' "a suite, one across the tolerance: exit 4" "$saved-x-suite-old.json" "$saved-x-suite-new.json"
+{ cat "$saved-x-new.json"; runs "$saved-x-one.json" hash $(figures 2000 0.01); cat "$saved-x-one.json"; } >"$saved-x-suite-new.json"
+compare_case 1 '^2 compared: 1 slower beyond the tolerance, 0 faster beyond it, 1 within it, 0 not judged' "a suite, one slower beyond it: exit 1" "$saved-x-suite-old.json" "$saved-x-suite-new.json"
 rm -f "$saved"-*.json
 
 # ---- every mode: a write failure is exit 1 ----

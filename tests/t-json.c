@@ -107,7 +107,7 @@ int main(void)
   double x = 0;
   int r;
 
-  tap_plan(11);
+  tap_plan(12);
   for (i = 0; i < n; i++) {
     const struct example *e = &examples[i];
     r = cpucycles_json_parse(&doc, e->text, e->length ? e->length : strlen(e->text), why,
@@ -139,6 +139,9 @@ int main(void)
              (m = cpucycles_json_find(&doc, "l")) && m->type == CPUCYCLES_JSON_ARRAY,
          "numbers (1e999 as inf, for the caller to judge), true, null, an array; a string is no "
          "number and a number no string");
+  tap_ok((m = cpucycles_json_find(&doc, "l")) && m->string && m->length == 3 &&
+             memcmp(m->string, "[1]", 4) == 0,
+         "an array's text is kept as written (cpucycles-info --compare splits a result's flags)");
   tap_ok((m = cpucycles_json_find(&doc, "o")) && m->type == CPUCYCLES_JSON_OBJECT &&
              !cpucycles_json_find(&doc, "nested") && !cpucycles_json_find(&doc, ""),
          "only the top level's own members are found");

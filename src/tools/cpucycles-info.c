@@ -12,11 +12,13 @@
  *                            use), 1 fallback to another cycle counter,
  *                            2 only an OS clock or nothing left
  *   cpucycles-info --compare OLD NEW [--tolerance PERCENT] [--exit-faster]
+ *                  [--judge-anyway]
  *                            cpucycles_bench() results saved as JSON
- *                            (cpucycles_bench_format()), matched by name:
- *                            0 none slower, 1 one is, 2 a file that cannot
- *                            be read or is refused, 3 (--exit-faster) none
- *                            slower, one faster (info-compare.c)
+ *                            (cpucycles_bench_format()), matched by name,
+ *                            several executions of each: 0 none slower, 1
+ *                            one is, 2 a file that cannot be read or is
+ *                            refused, 3 (--exit-faster) none slower, one
+ *                            faster, 4 one cannot be judged (info-compare.c)
  *
  * Exit 1 with a message on stderr when the output cannot be written, 2 on a
  * bad command line. */
@@ -83,6 +85,7 @@ static int find_library(void)
 static const char usage[] =
     "usage: cpucycles-info [--json | --check | --help | --version]\n"
     "       cpucycles-info --compare OLD.json NEW.json [--tolerance PERCENT] [--exit-faster]\n"
+    "                      [--judge-anyway]\n"
     "  (no option)  report the build's counters, this host's verdict, the\n"
     "               unit, the frequency, a read's cost and the counter's step\n"
     "  --json       the same facts as one JSON object\n"
@@ -94,12 +97,20 @@ static const char usage[] =
     "  --compare    NEW's cycles per call against OLD's: cpucycles_bench()\n"
     "               results saved by cpucycles_bench_format(), one or more per\n"
     "               file (a JSON array, or one after another), matched by name;\n"
-    "               exit 0 when none is slower, 1 when one is by more than the\n"
-    "               tolerance (its whole interval beyond it; default 5%: runs in\n"
-    "               two processes vary by a few percent), 2 when a file cannot\n"
-    "               be read or is not such a result\n"
+    "               the results of one name are executions (separate processes,\n"
+    "               at least 2 a file), and the 99% interval is between them;\n"
+    "               exit 0 when none is slower by more than the tolerance (each\n"
+    "               interval below it), 1 when one is (its whole interval beyond\n"
+    "               it), 2 when a file cannot be read or is not such a result,\n"
+    "               4 when one cannot be judged: flagged drift, spread or\n"
+    "               below-resolution, few runs kept, measured apart (counter,\n"
+    "               unit, host, library), one execution, or an interval across\n"
+    "               the tolerance\n"
+    "  --tolerance  with --compare: the percentage a verdict must be beyond (5)\n"
     "  --exit-faster  with --compare: exit 3 when none is slower and one is\n"
     "               faster (by more than the tolerance), instead of 0\n"
+    "  --judge-anyway  with --compare: judge what cannot be judged (exit 0 or 1,\n"
+    "               not 4), the reasons still printed as warnings\n"
     "  --help       this text\n"
     "  --version    the version\n"
     "Each line and JSON member: cpucycles-info(1).  The counter library:\n"
@@ -389,7 +400,7 @@ int main(int argc, char **argv)
   int i, modes = 0;
   const char *old_path = 0, *new_path = 0, *end;
   double tolerance = 5;
-  int exit_faster = 0;
+  int exit_faster = 0, judge_anyway = 0;
 
   for (i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help")) {
@@ -407,6 +418,8 @@ int main(int argc, char **argv)
       old_path = argv[++i], new_path = argv[++i];
     } else if (!strcmp(argv[i], "--exit-faster")) {
       exit_faster = 1;
+    } else if (!strcmp(argv[i], "--judge-anyway")) {
+      judge_anyway = 1;
     } else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) {
       tolerance = cpucycles_parse_decimal(argv[++i], &end);
       if (end == argv[i] || *end || tolerance < 0 || tolerance >= 100) {
@@ -431,15 +444,16 @@ int main(int argc, char **argv)
     fputs(usage, stderr);
     return 2;
   }
-  if (exit_faster && mode != COMPARE) {
-    fputs("cpucycles-info: --exit-faster goes with --compare\n", stderr);
+  if ((exit_faster || judge_anyway) && mode != COMPARE) {
+    fprintf(stderr, "cpucycles-info: %s goes with --compare\n",
+            exit_faster ? "--exit-faster" : "--judge-anyway");
     return 2;
   }
   if (mode != COMPARE && find_library() != 0) return 2;
   switch (mode) {
   case JSON: return report_json(cpucycles_decision());
   case CHECK: return check(cpucycles_decision());
-  case COMPARE: return finish(cpucycles_info_compare(old_path, new_path, tolerance, exit_faster));
+  case COMPARE: return finish(cpucycles_info_compare(old_path, new_path, tolerance, exit_faster, judge_anyway));
   default: return report_text(cpucycles_decision());
   }
 }

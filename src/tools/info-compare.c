@@ -4,15 +4,31 @@
  * or several (a JSON array of them, or one after another, as `cat a.json
  * b.json` makes), matched by name.
  *
- * Two processes' runs of the same code differ by a few percent (placement,
- * frequency, neighbours), which no interval computed within one run can
- * know: hence the tolerance, and a verdict only when the whole interval is
- * beyond it.  For a comparison that sees a fraction of a percent, run both
- * in one process (cpucycles_bench_compare(), cpucycles-compare). */
+ * A gate must not give a verdict its data cannot support.  Two processes'
+ * runs of the same code differ by more than either run's own interval
+ * (placement, frequency, neighbours: 0.2% on a quiet machine, 7-22% here
+ * beside other jobs), so an interval computed within one process says
+ * nothing about the next one.  Placement is a random effect, as
+ * cpucycles-compare treats it: the results of one name in a file are
+ * executions of it, each a fresh process (save-json writes N of them), and
+ * the interval of new/old is Welch's t on the logs of the executions'
+ * figures, whose spread between executions holds the noise within each.
+ * With one execution on a side there is no such spread: cannot judge.
+ *
+ * Nor is a result judged silently when its own statistics are doubtful
+ * (flags drift, spread, below-resolution; few runs kept, or most
+ * disturbed) or when the two files were measured apart (another counter,
+ * unit, host, library or version): each says which file, which result,
+ * and why.  And a verdict needs the whole interval on one side of the
+ * tolerance: one that reaches across it is no pass either.  All of these
+ * are "cannot judge", a status of its own, unless judge_anyway (a
+ * warning is printed still; one execution a side then gets the interval
+ * within the processes, from the results' standard errors). */
 #include "info-compare.h"
 #include "json-read.h"
 #include "stats.h"
 #include <errno.h>
+#include <stddef.h>
 #include <math.h> /* isfinite, a macro: no libm */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,8 +49,18 @@ struct text {
 struct result {
   struct cpucycles_json doc;
   double cycles, error;
-  struct text name, counter, host; /* "" when missing */
-  int matched;                     /* a result of the other file has its name */
+  struct text name, counter, unit, host, version; /* "" when missing */
+  unsigned int flags;     /* the FLAG_* below it carries */
+  double kept, disturbed; /* "count" and "disturbed"; -1 when missing */
+  size_t value;           /* its place in its file, from 1 */
+};
+
+/* The results of one name in a file: its executions, in file order. */
+struct group {
+  struct text name;
+  struct result **x;
+  size_t n;
+  int matched; /* the other file has the name */
 };
 
 struct saved {
@@ -43,9 +69,12 @@ struct saved {
   size_t length;
   struct result *results;
   size_t count;
-  struct result **by_name;  /* the results sorted by name: a suite of 100000 is matched in
-                               n log n, where a search of one file for each of the other's
-                               would take minutes */
+  struct result **by_name;  /* the results sorted by name, then place: a suite of 100000 is
+                               matched in n log n, where a search of one file for each of the
+                               other's would take minutes */
+  struct group *groups;     /* each name's results (a run of by_name), in name order */
+  size_t ngroups;
+  struct group **in_order;  /* the groups in the order their names first appear */
   size_t value;  /* while loading: the value (from 1) being read, 0 when it is the only one */
   size_t line;   /* and the line it starts on */
 };
@@ -142,18 +171,76 @@ static int order_results(const void *a, const void *b)
   return c ? c : (x > y) - (x < y);
 }
 
-/* r's result named name, or 0 (by_name's names are each there once). */
-static struct result *find_name(const struct saved *r, struct text name)
+/* r's results named name, or 0. */
+static struct group *find_name(const struct saved *r, struct text name)
 {
-  size_t low = 0, high = r->count, mid;
+  size_t low = 0, high = r->ngroups, mid;
   int c;
   while (low < high) {
     mid = low + (high - low) / 2;
-    c = order_names(name, r->by_name[mid]->name);
-    if (c == 0) return r->by_name[mid];
+    c = order_names(name, r->groups[mid].name);
+    if (c == 0) return &r->groups[mid];
     if (c < 0) high = mid;
     else low = mid + 1;
   }
+  return 0;
+}
+
+/* The flags of a result that judge() reads, named as
+ * cpucycles_bench_format() writes them (cpucycles_bench(3) says what each
+ * means, and where its threshold lies); a name not here is no concern of
+ * the gate's. */
+#define FLAG_DRIFT 0x1u
+#define FLAG_SPREAD 0x2u
+#define FLAG_BELOW_RESOLUTION 0x4u
+#define FLAG_OTHER_LIBRARY 0x8u
+static const struct {
+  const char *name;
+  unsigned int bit;
+  const char *why; /* what it says of the statistics; 0: not a disturbance */
+} flag_names[] = {
+    {"drift", FLAG_DRIFT, "the first and second halves of its runs differ"},
+    {"spread", FLAG_SPREAD, "the middle half of its runs is wide (two modes, or noise)"},
+    {"below-resolution", FLAG_BELOW_RESOLUTION, "its runs are mostly the counter's grid"},
+    {"other-library", FLAG_OTHER_LIBRARY, 0},
+};
+#define FLAG_NAMES (sizeof flag_names / sizeof flag_names[0])
+
+/* Fewer kept runs than the harness needs to test drift and spread
+ * (cpucycles_bench_statistics()) leave a result unchecked; and a result
+ * that lost more runs to migrations and switches than it kept was taken
+ * on a machine too busy to trust what is left. */
+#define FEWEST_KEPT 8
+
+/* x's "flags" (an array of names) into x->flags: 0, or -1 with a message. */
+static int read_flags(const struct saved *r, struct result *x)
+{
+  const struct cpucycles_json_member *m = cpucycles_json_find(&x->doc, "flags");
+  struct cpucycles_json_span *spans;
+  size_t count, i, j;
+  char why[256];
+  x->flags = 0;
+  if (!m) return 0;
+  if (m->type != CPUCYCLES_JSON_ARRAY) return refuse(r, "flags: not an array", "");
+  if (cpucycles_json_values(m->string, m->length, &spans, &count, why, sizeof why) != 0)
+    return refuse(r, "flags: ", why);
+  for (i = 0; i < count; i++) {
+    const char *value = m->string + spans[i].offset; /* a checked JSON value */
+    for (j = 0; j < FLAG_NAMES; j++)
+      if (value[0] == '"' && spans[i].length == strlen(flag_names[j].name) + 2 &&
+          memcmp(value + 1, flag_names[j].name, spans[i].length - 2) == 0)
+        x->flags |= flag_names[j].bit;
+  }
+  free(spans);
+  return 0;
+}
+
+/* An optional count: -1 when missing; 0, or -1 with a message. */
+static int optional_count(const struct saved *r, const struct result *x, const char *key, double *v)
+{
+  if (!cpucycles_json_find(&x->doc, key)) return *v = -1, 0;
+  if (figure(r, x, key, v) != 0) return -1;
+  if (*v < 0) return refuse(r, key, ": negative");
   return 0;
 }
 
@@ -173,17 +260,29 @@ static int load_result(const struct saved *r, struct result *x, const char *text
     return -1;
   if (x->cycles <= 0) return refuse(r, "interquartile_mean: not positive", "");
   if (x->error < 0) return refuse(r, "interquartile_mean_error: negative", "");
+  if (optional_count(r, x, "count", &x->kept) != 0 ||
+      optional_count(r, x, "disturbed", &x->disturbed) != 0 || read_flags(r, x) != 0)
+    return -1;
   x->name = field(x, "name"), x->counter = field(x, "counter"), x->host = field(x, "host");
+  x->unit = field(x, "unit"), x->version = field(x, "version");
   return 0;
 }
 
+/* qsort()'s order for in_order: by the place of a group's first result. */
+static int order_groups(const void *a, const void *b)
+{
+  const struct group *x = *(const struct group *const *)a, *y = *(const struct group *const *)b;
+  return (x->x[0] > y->x[0]) - (x->x[0] < y->x[0]);
+}
+
 /* Every result in r->path (json-read.h reads it strictly: only each
- * result's own top-level members count).  0, or -1 with a message. */
+ * result's own top-level members count), grouped by name.  0, or -1 with
+ * a message. */
 static int load_saved(struct saved *r)
 {
   char why[256];
   struct cpucycles_json_span *spans = 0;
-  size_t i, j, count, first;
+  size_t i, count;
   const char *p;
   if (read_saved(r) != 0) return -1;
   if (cpucycles_json_values(r->text, r->length, &spans, &count, why, sizeof why) != 0)
@@ -204,6 +303,7 @@ static int load_saved(struct saved *r)
       r->value = i + 1;
       for (; p < r->text + spans[i].offset; p++) r->line += *p == '\n';
     }
+    r->results[i].value = i + 1;
     if (load_result(r, &r->results[i], r->text + spans[i].offset, spans[i].length) != 0) {
       cpucycles_json_free(&r->results[i].doc);
       free(spans);
@@ -212,27 +312,22 @@ static int load_saved(struct saved *r)
   }
   free(spans);
   r->value = 0;
-  if (!(r->by_name = malloc(r->count * sizeof r->by_name[0]))) return refuse(r, strerror(ENOMEM), "");
+  if (!(r->by_name = malloc(r->count * sizeof r->by_name[0])) ||
+      !(r->groups = calloc(r->count, sizeof r->groups[0])) ||
+      !(r->in_order = malloc(r->count * sizeof r->in_order[0])))
+    return refuse(r, strerror(ENOMEM), "");
   for (i = 0; i < r->count; i++) r->by_name[i] = &r->results[i];
   qsort(r->by_name, r->count, sizeof r->by_name[0], order_results);
-  /* Results are matched by name: two of one name would be a guess.  The
-   * one named is the name whose first result comes first in the file,
-   * with the next result of that name. */
-  for (first = r->count, j = 0, i = 1; i < r->count; i++)
-    if (same(r->by_name[i - 1]->name, r->by_name[i]->name) &&
-        (i < 2 || !same(r->by_name[i - 2]->name, r->by_name[i]->name)) &&
-        (size_t)(r->by_name[i - 1] - r->results) < first)
-      first = (size_t)(r->by_name[i - 1] - r->results), j = (size_t)(r->by_name[i] - r->results);
-  if (first < r->count) {
-    struct text path;
-    path.s = r->path, path.n = strlen(r->path);
-    fprintf(stderr, "cpucycles-info: %s ", r->label);
-    put_text(stderr, path);
-    fputs(": two results are named \"", stderr);
-    put_text(stderr, r->results[first].name);
-    fprintf(stderr, "\" (values %zu and %zu): results are matched by name\n", first + 1, j + 1);
-    return -1;
+  for (i = 0; i < r->count; i++) {
+    if (i == 0 || !same(r->by_name[i - 1]->name, r->by_name[i]->name)) {
+      r->groups[r->ngroups].name = r->by_name[i]->name;
+      r->groups[r->ngroups].x = &r->by_name[i];
+      r->in_order[r->ngroups] = &r->groups[r->ngroups];
+      r->ngroups++;
+    }
+    r->groups[r->ngroups - 1].n++;
   }
+  qsort(r->in_order, r->ngroups, sizeof r->in_order[0], order_groups);
   return 0;
 }
 
@@ -242,105 +337,308 @@ static void free_saved(struct saved *r)
   for (i = 0; i < r->count; i++) cpucycles_json_free(&r->results[i].doc);
   free(r->results);
   free(r->by_name);
+  free(r->groups);
+  free(r->in_order);
   free(r->text);
 }
 
-/* The verdict on one pair, printed; one of the statuses, or 2 when the
- * figures are too far apart to compare. */
-static int compare_pair(const struct result *old, const struct result *new, double tolerance,
-                        int alone)
+/* ---- judging one name ---- */
+
+struct context {
+  const struct saved *old, *new;
+  double tolerance; /* percent */
+  int exit_faster, judge_anyway;
+  int alone;        /* one name a file: its lines say old and new apart */
+  size_t reasons;   /* printed so far: a suite's are bounded */
+};
+
+/* Reasons printed at most, and the line that says how many more: a suite
+ * of 100000 results of one execution each must not print 100000 lines. */
+#define REASONS_MAX 20
+
+/* "cpucycles-info: cannot judge NAME: " or "cpucycles-info: warning:
+ * NAME: " on stderr, for a reason the caller then prints; 0 when the
+ * bound has been reached (print nothing). */
+static int reason(struct context *c, const struct group *g)
 {
-  double ratio, error, low, high, rel_old, rel_new;
-  const char *verdict = "indistinguishable";
-  int status = CPUCYCLES_INFO_SAME;
-  ratio = new->cycles / old->cycles;
-  /* the delta method: relative errors add in quadrature */
-  rel_old = old->error / old->cycles, rel_new = new->error / new->cycles;
-  error = ratio * cpucycles_sqrt(rel_old * rel_old + rel_new * rel_new);
-  low = ratio - CPUCYCLES_Z99 * error, high = ratio + CPUCYCLES_Z99 * error;
-  if (!isfinite(low) || !isfinite(high)) { /* finite figures can still overflow: 1e300 / 1e-300 */
-    fputs("cpucycles-info: ", stderr), put_text(stderr, old->name);
+  if (c->reasons++ >= REASONS_MAX) return 0;
+  fputs(c->judge_anyway ? "cpucycles-info: warning: " : "cpucycles-info: cannot judge ", stderr);
+  put_text(stderr, g->name), fputs(": ", stderr);
+  return 1;
+}
+
+/* "OLD path, result V" */
+static void put_where(const struct saved *r, const struct result *x)
+{
+  struct text path;
+  path.s = r->path, path.n = strlen(r->path);
+  fprintf(stderr, "%s ", r->label), put_text(stderr, path);
+  fprintf(stderr, ", result %zu", x->value);
+}
+
+/* The reasons x, a result of name g in r, cannot be judged on its own:
+ * their count, each printed. */
+static int doubtful(struct context *c, const struct group *g, const struct saved *r,
+                    const struct result *x)
+{
+  size_t j;
+  int n = 0;
+  for (j = 0; j < FLAG_NAMES; j++)
+    if ((x->flags & flag_names[j].bit) && flag_names[j].why) {
+      n++;
+      if (reason(c, g))
+        put_where(r, x),
+            fprintf(stderr, " is flagged %s: %s\n", flag_names[j].name, flag_names[j].why);
+    }
+  if (x->kept >= 0 && x->kept < FEWEST_KEPT) {
+    n++;
+    if (reason(c, g))
+      put_where(r, x), fprintf(stderr, " kept %.0f runs: too few (fewer than %d: its drift and "
+                               "spread were not tested)\n", x->kept, FEWEST_KEPT);
+  } else if (x->kept >= 0 && x->disturbed > x->kept) {
+    n++;
+    if (reason(c, g))
+      put_where(r, x), fprintf(stderr, " kept %.0f runs: too few (%.0f of its runs were "
+                               "disturbed: the machine was busy)\n", x->kept, x->disturbed);
+  }
+  return n;
+}
+
+static const char *library(const struct result *x)
+{
+  return x->flags & FLAG_OTHER_LIBRARY ? "libcpucycles' own" : "cpucycles'";
+}
+
+/* x measured apart from base (OLD's first result of the name): the count
+ * of differences, each printed. */
+static int apart(struct context *c, const struct group *g, const struct result *base,
+                 const struct saved *r, const struct result *x)
+{
+  static const struct {
+    const char *what;
+    size_t offset;
+  } texts[] = {{"counter", offsetof(struct result, counter)},
+               {"unit", offsetof(struct result, unit)},
+               {"host", offsetof(struct result, host)},
+               {"library version", offsetof(struct result, version)}};
+  size_t j;
+  int n = 0;
+  for (j = 0; j < sizeof texts / sizeof texts[0]; j++) {
+    struct text a = *(const struct text *)((const char *)base + texts[j].offset);
+    struct text b = *(const struct text *)((const char *)x + texts[j].offset);
+    if (same(a, b)) continue;
+    n++;
+    if (reason(c, g)) {
+      put_where(r, x), fprintf(stderr, " was measured with %s ", texts[j].what);
+      put_text(stderr, b);
+      fputs(", ", stderr), put_where(c->old, base), fputs(" with ", stderr), put_text(stderr, a);
+      fputs("\n", stderr);
+    }
+  }
+  if ((base->flags ^ x->flags) & FLAG_OTHER_LIBRARY) {
+    n++;
+    if (reason(c, g))
+      put_where(r, x), fprintf(stderr, " was measured with %s counter library, ", library(x)),
+          put_where(c->old, base), fprintf(stderr, " with %s\n", library(base));
+  }
+  return n;
+}
+
+/* One side of a comparison: the mean of the executions' log figures, and
+ * the variance of that mean with its degrees of freedom (0 with one
+ * execution: then the variance is the result's own, within its process). */
+struct side {
+  double mean, variance, df, cycles;
+};
+
+static struct side summarize(const struct group *g)
+{
+  struct side s;
+  size_t i;
+  double v = 0, d;
+  s.mean = 0;
+  for (i = 0; i < g->n; i++) s.mean += log(g->x[i]->cycles) / (double)g->n;
+  if (g->n == 1) {
+    d = g->x[0]->error / g->x[0]->cycles; /* the delta method: log's error */
+    s.variance = d * d, s.df = 0;
+  } else {
+    for (i = 0; i < g->n; i++) d = log(g->x[i]->cycles) - s.mean, v += d * d;
+    s.variance = v / (double)(g->n - 1) / (double)g->n, s.df = (double)(g->n - 1);
+  }
+  s.cycles = exp(s.mean);
+  return s;
+}
+
+/* "5 executions, +- 0.42% between them" or "one execution, +- 2.00 within it" */
+static void put_side(const struct group *g, const struct side *s)
+{
+  if (g->n == 1)
+    printf("%.2f cycles per call (one execution, +- %.2f within it)", g->x[0]->cycles,
+           g->x[0]->error);
+  else
+    printf("%.2f cycles per call (%zu executions, +- %.2f%% between them)", s->cycles, g->n,
+           100 * sqrt(s->variance * (double)g->n));
+}
+
+/* The verdicts, and their words (each with the tolerance's %g). */
+enum { SLOWER_BEYOND, SLOWER_WITHIN, SLOWER_UNDECIDED, SAME_WITHIN, SAME_UNDECIDED,
+       FASTER_WITHIN, FASTER_BEYOND, FASTER_UNDECIDED, NOT_JUDGED };
+static const char *const verdict_words[NOT_JUDGED] = {
+    "NEW slower, beyond the tolerance of %g%%",
+    "NEW slower, within the tolerance of %g%%",
+    "NEW slower, perhaps beyond the tolerance of %g%%: the interval reaches across it",
+    "indistinguishable, within the tolerance of %g%%",
+    "indistinguishable, but the interval reaches beyond the tolerance of %g%%",
+    "NEW faster, within the tolerance of %g%%",
+    "NEW faster, beyond the tolerance of %g%%",
+    "NEW faster, perhaps beyond the tolerance of %g%%"};
+
+/* The verdict on one name, printed; its status (CPUCYCLES_INFO_CANNOT when
+ * it cannot be judged), or CPUCYCLES_INFO_REFUSED when the figures are
+ * too far apart to compare.  *verdict is one of the enum's. */
+static int judge(struct context *c, struct group *go, struct group *gn, int *verdict)
+{
+  const double tol = c->tolerance / 100;
+  struct side so, sn;
+  double ratio, low, high, se, t, denominator;
+  int problems = 0, single;
+  size_t i;
+  const char *tail = "";
+  char says[160];
+  /* what stands in the way of a verdict */
+  for (i = 0; i < go->n; i++) problems += doubtful(c, go, c->old, go->x[i]);
+  for (i = 0; i < gn->n; i++) problems += doubtful(c, go, c->new, gn->x[i]);
+  for (i = 1; i < go->n; i++) problems += apart(c, go, go->x[0], c->old, go->x[i]);
+  for (i = 0; i < gn->n; i++) problems += apart(c, go, go->x[0], c->new, gn->x[i]);
+  single = go->n == 1 || gn->n == 1;
+  if (single) {
+    problems++;
+    if (reason(c, go)) {
+      const struct saved *r = go->n == 1 ? c->old : c->new;
+      struct text path;
+      path.s = r->path, path.n = strlen(r->path);
+      fprintf(stderr, "%s ", r->label), put_text(stderr, path);
+      fprintf(stderr, " holds one execution of it%s: how two processes differ is not known (save "
+                      "several executions, separate processes, in each file)\n",
+              go->n == 1 && gn->n == 1 ? ", and so does NEW" : "");
+    }
+  }
+  so = summarize(go), sn = summarize(gn);
+  ratio = exp(sn.mean - so.mean);
+  /* Welch's t on the logs; a side of one execution (judged anyway) counts
+   * its own error as known */
+  se = sqrt(so.variance + sn.variance);
+  denominator = (so.df > 0 ? so.variance * so.variance / so.df : 0) +
+                (sn.df > 0 ? sn.variance * sn.variance / sn.df : 0);
+  if (denominator > 0) {
+    /* the degrees of freedom, rounded down (a whole 4 may come out as
+     * 3.9999999) */
+    double df = se * se * se * se / denominator + 1e-6;
+    t = cpucycles_t99(df < 1 ? 1 : (long long)df);
+  } else {
+    t = CPUCYCLES_Z99;
+  }
+  low = exp(sn.mean - so.mean - t * se), high = exp(sn.mean - so.mean + t * se);
+  if (!isfinite(ratio) || !isfinite(low) || !isfinite(high) || !(ratio > 0)) {
+    fputs("cpucycles-info: ", stderr), put_text(stderr, go->name);
     fputs(": the figures are too far apart to compare (the ratio or its interval is not "
           "finite)\n", stderr);
     return CPUCYCLES_INFO_REFUSED;
   }
-  /* a verdict only when the whole interval is beyond the tolerance */
-  if (low > 1 + tolerance / 100) verdict = "NEW slower", status = CPUCYCLES_INFO_SLOWER;
-  if (high < 1 - tolerance / 100) verdict = "NEW faster", status = CPUCYCLES_INFO_FASTER;
-  if (alone) {
-    fputs("old ", stdout), put_text(stdout, old->name);
-    printf(": %.2f cycles per call (+- %.2f)\n", old->cycles, old->error);
-    fputs("new ", stdout), put_text(stdout, new->name);
-    printf(": %.2f cycles per call (+- %.2f)\n", new->cycles, new->error);
+  if (low > 1 + tol) *verdict = SLOWER_BEYOND;
+  else if (low > 1) *verdict = high <= 1 + tol ? SLOWER_WITHIN : SLOWER_UNDECIDED;
+  else if (high < 1 - tol) *verdict = FASTER_BEYOND;
+  else if (high < 1) *verdict = low >= 1 - tol ? FASTER_WITHIN : FASTER_UNDECIDED;
+  else *verdict = high <= 1 + tol && low >= 1 - tol ? SAME_WITHIN : SAME_UNDECIDED;
+  snprintf(says, sizeof says, verdict_words[*verdict], c->tolerance);
+  if (c->alone) {
+    fputs("old ", stdout), put_text(stdout, go->name), fputs(": ", stdout), put_side(go, &so);
+    fputs("\nnew ", stdout), put_text(stdout, gn->name), fputs(": ", stdout), put_side(gn, &sn);
+    putchar('\n');
   } else {
-    put_text(stdout, old->name);
-    printf(": old %.2f (+- %.2f), new %.2f (+- %.2f) cycles per call, ", old->cycles, old->error,
-           new->cycles, new->error);
+    put_text(stdout, go->name), fputs(": old ", stdout), put_side(go, &so);
+    fputs(", new ", stdout), put_side(gn, &sn), fputs(", ", stdout);
   }
-  printf("new/old %.4f, 99%% interval [%.4f, %.4f]: %s (tolerance %g%%)\n", ratio, low, high,
-         verdict, tolerance);
-  return status;
+  /* a slower result whose interval reaches across the tolerance, or one
+   * an interval within a process stands behind, is no pass */
+  if (*verdict == SLOWER_UNDECIDED || *verdict == SAME_UNDECIDED) problems++;
+  if (problems) tail = c->judge_anyway ? " (judged anyway)" : ": cannot judge";
+  printf("new/old %.4f, 99%% interval [%.4f, %.4f] %s: %s%s\n", ratio, low, high,
+         !single ? "between processes"
+         : go->n == gn->n ? "within each process"
+         : go->n == 1 ? "between NEW's processes, within OLD's"
+                      : "between OLD's processes, within NEW's",
+         says, tail);
+  if (problems && !c->judge_anyway) {
+    *verdict = NOT_JUDGED;
+    return CPUCYCLES_INFO_CANNOT;
+  }
+  switch (*verdict) {
+  case SLOWER_BEYOND: return CPUCYCLES_INFO_SLOWER;
+  case FASTER_BEYOND: return CPUCYCLES_INFO_FASTER;
+  default: return CPUCYCLES_INFO_SAME;
+  }
 }
 
-/* The first pair whose counters or hosts differ gets a warning. */
-static void warn_if_apart(const struct result *old, const struct result *new, int *warned)
+static int compare_loaded(struct saved *old, struct saved *new, double tolerance, int exit_faster,
+                          int judge_anyway)
 {
-  if (*warned || (same(old->counter, new->counter) && same(old->host, new->host))) return;
-  *warned = 1;
-  fputs("cpucycles-info: warning: measured with ", stderr), put_text(stderr, old->counter);
-  fputs(" on ", stderr), put_text(stderr, old->host);
-  fputs(", then ", stderr), put_text(stderr, new->counter);
-  fputs(" on ", stderr), put_text(stderr, new->host), fputs("\n", stderr);
-}
-
-static int compare_loaded(struct saved *old, struct saved *new, double tolerance, int exit_faster)
-{
-  size_t i, j, compared = 0, slower = 0, faster = 0;
-  int warned = 0, status;
-  if (old->count == 1 && new->count == 1) { /* one each: whatever their names */
-    warn_if_apart(&old->results[0], &new->results[0], &warned);
-    status = compare_pair(&old->results[0], &new->results[0], tolerance, 1);
+  size_t i, j, compared = 0, counts[NOT_JUDGED + 1];
+  int status, verdict;
+  struct context c;
+  memset(&c, 0, sizeof c), memset(counts, 0, sizeof counts);
+  c.old = old, c.new = new, c.tolerance = tolerance, c.exit_faster = exit_faster;
+  c.judge_anyway = judge_anyway;
+  if (old->ngroups == 1 && new->ngroups == 1) { /* one name each: whatever the names */
+    c.alone = 1;
+    status = judge(&c, &old->groups[0], &new->groups[0], &verdict);
+    if (c.reasons > REASONS_MAX)
+      fprintf(stderr, "cpucycles-info: (and %zu more reasons)\n", c.reasons - REASONS_MAX);
     if (status == CPUCYCLES_INFO_FASTER && !exit_faster) status = CPUCYCLES_INFO_SAME;
     return status;
   }
   /* in OLD's order */
-  for (i = 0; i < old->count; i++) {
-    struct result *match = find_name(new, old->results[i].name);
+  for (i = 0; i < old->ngroups; i++) {
+    struct group *g = old->in_order[i], *match = find_name(new, g->name);
     if (!match) continue;
-    old->results[i].matched = match->matched = 1;
-    warn_if_apart(&old->results[i], match, &warned);
-    status = compare_pair(&old->results[i], match, tolerance, 0);
+    g->matched = match->matched = 1;
+    status = judge(&c, g, match, &verdict);
     if (status == CPUCYCLES_INFO_REFUSED) return status;
-    compared++;
-    slower += status == CPUCYCLES_INFO_SLOWER, faster += status == CPUCYCLES_INFO_FASTER;
+    compared++, counts[verdict]++;
   }
-  for (i = 0; i < old->count; i++)
-    if (!old->results[i].matched)
-      put_text(stdout, old->results[i].name), fputs(": only in OLD\n", stdout);
-  for (j = 0; j < new->count; j++)
-    if (!new->results[j].matched)
-      put_text(stdout, new->results[j].name), fputs(": only in NEW\n", stdout);
+  if (c.reasons > REASONS_MAX)
+    fprintf(stderr, "cpucycles-info: (and %zu more reasons)\n", c.reasons - REASONS_MAX);
+  for (i = 0; i < old->ngroups; i++)
+    if (!old->in_order[i]->matched)
+      put_text(stdout, old->in_order[i]->name), fputs(": only in OLD\n", stdout);
+  for (j = 0; j < new->ngroups; j++)
+    if (!new->in_order[j]->matched)
+      put_text(stdout, new->in_order[j]->name), fputs(": only in NEW\n", stdout);
   if (compared == 0) {
     fputs("cpucycles-info: no result of OLD has a name that one of NEW has: nothing to compare\n",
           stderr);
     return CPUCYCLES_INFO_REFUSED;
   }
-  printf("%zu compared: %zu slower, %zu faster, %zu indistinguishable (tolerance %g%%)\n", compared,
-         slower, faster, compared - slower - faster, tolerance);
-  status = slower ? CPUCYCLES_INFO_SLOWER
-                  : faster && exit_faster ? CPUCYCLES_INFO_FASTER : CPUCYCLES_INFO_SAME;
-  return status;
+  printf("%zu compared: %zu slower beyond the tolerance, %zu faster beyond it, %zu within it, "
+         "%zu not judged (tolerance %g%%)\n", compared, counts[SLOWER_BEYOND],
+         counts[FASTER_BEYOND],
+         compared - counts[SLOWER_BEYOND] - counts[FASTER_BEYOND] - counts[NOT_JUDGED],
+         counts[NOT_JUDGED], tolerance);
+  return counts[SLOWER_BEYOND]                ? CPUCYCLES_INFO_SLOWER
+         : counts[NOT_JUDGED]                 ? CPUCYCLES_INFO_CANNOT
+         : counts[FASTER_BEYOND] && exit_faster ? CPUCYCLES_INFO_FASTER
+                                              : CPUCYCLES_INFO_SAME;
 }
 
 int cpucycles_info_compare(const char *old_path, const char *new_path, double tolerance,
-                           int exit_faster)
+                           int exit_faster, int judge_anyway)
 {
   struct saved old, new;
   int status;
   memset(&old, 0, sizeof old), memset(&new, 0, sizeof new);
   old.label = "OLD", old.path = old_path, new.label = "NEW", new.path = new_path;
   status = load_saved(&old) == 0 && load_saved(&new) == 0
-               ? compare_loaded(&old, &new, tolerance, exit_faster)
+               ? compare_loaded(&old, &new, tolerance, exit_faster, judge_anyway)
                : CPUCYCLES_INFO_REFUSED;
   free_saved(&old), free_saved(&new);
   return status;

@@ -269,15 +269,23 @@ static int object(struct parser *s)
 }
 
 /* value = false / null / true / object / array / number / string, at p;
- * its type and, for a string or a number, its value, kept in m when m is
- * not 0. */
+ * its type and, for a string or a number, its value, for an array its
+ * text, kept in m when m is not 0. */
 static int value(struct parser *s, struct cpucycles_json_member *m)
 {
   enum cpucycles_json_type type;
   size_t length;
   int c = peek(s), r;
+  const char *from = s->p;
   if (c == '{') type = CPUCYCLES_JSON_OBJECT, r = object(s);
-  else if (c == '[') type = CPUCYCLES_JSON_ARRAY, r = array(s);
+  else if (c == '[') {
+    type = CPUCYCLES_JSON_ARRAY, r = array(s);
+    /* its text as written: a flags array is read by splitting it */
+    if (m && r == 0) {
+      m->length = (size_t)(s->p - from), m->string = s->keep;
+      memcpy(s->keep, from, m->length), s->keep[m->length] = 0, s->keep += m->length + 1;
+    }
+  }
   else if (c == 't') type = CPUCYCLES_JSON_TRUE, r = literal(s, "true");
   else if (c == 'f') type = CPUCYCLES_JSON_FALSE, r = literal(s, "false");
   else if (c == 'n') type = CPUCYCLES_JSON_NULL, r = literal(s, "null");
@@ -335,7 +343,9 @@ int cpucycles_json_parse(struct cpucycles_json *doc, const char *text, size_t le
   memset(&s, 0, sizeof s);
   s.start = s.p = text, s.end = text + length, s.doc = doc;
   /* Kept text is never longer than its JSON form, quotes included, which
-   * leave room for its NUL: the text's length is enough for all of it. */
+   * leave room for its NUL (an array's NUL: its key's quotes and ':', or
+   * the one byte beyond when the whole text is the array): the text's
+   * length and one byte are enough for all of it. */
   if (!(s.keep = doc->strings = malloc(length + 1))) {
     if (size) snprintf(why, size, "out of memory");
     return -1;

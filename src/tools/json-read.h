@@ -26,7 +26,7 @@ enum cpucycles_json_type {
   CPUCYCLES_JSON_TRUE,
   CPUCYCLES_JSON_NUMBER,
   CPUCYCLES_JSON_STRING,
-  CPUCYCLES_JSON_ARRAY, /* (its contents not kept) */
+  CPUCYCLES_JSON_ARRAY, /* (its text kept, not its values) */
   CPUCYCLES_JSON_OBJECT
 };
 
@@ -37,7 +37,9 @@ struct cpucycles_json_member {
   const char *key;
   size_t key_length;
   enum cpucycles_json_type type;
-  const char *string; /* CPUCYCLES_JSON_STRING's text, else 0 */
+  const char *string; /* CPUCYCLES_JSON_STRING's text; CPUCYCLES_JSON_ARRAY's
+                         JSON text as written, whole (split it with
+                         cpucycles_json_values()); else 0 */
   size_t length;
   double number; /* CPUCYCLES_JSON_NUMBER's value: +-HUGE_VAL beyond a double's range */
 };

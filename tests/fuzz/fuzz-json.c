@@ -7,7 +7,8 @@
  * a read past the end is a sanitizer report).  Checked besides the
  * sanitizers: a refusal has a one-line printable message; an accepted
  * document's members are sorted with no key twice, each found by its name,
- * their text NUL-terminated at its length and UTF-8 with no surrogate;
+ * their text NUL-terminated at its length and UTF-8 with no surrogate (an
+ * array's text, as written, an array cpucycles_json_values() splits);
  * whitespace after an accepted document changes nothing, and anything else
  * after it is refused. */
 #include "json-read.c"
@@ -40,8 +41,18 @@ static void check_document(const struct cpucycles_json *doc)
     if (i && compare_keys(&doc->members[i - 1], m) >= 0) abort();
     if (m->key[m->key_length] || !utf8(m->key, m->key_length)) abort();
     if (strlen(m->key) == m->key_length && cpucycles_json_find(doc, m->key) != m) abort();
-    if ((m->type == CPUCYCLES_JSON_STRING) != (m->string != 0)) abort();
+    if ((m->type == CPUCYCLES_JSON_STRING || m->type == CPUCYCLES_JSON_ARRAY) != (m->string != 0))
+      abort();
     if (m->string && (m->string[m->length] || !utf8(m->string, m->length))) abort();
+    if (m->type == CPUCYCLES_JSON_ARRAY) { /* its text as written: an array that splits */
+      struct cpucycles_json_span *spans;
+      size_t count;
+      char why[256];
+      if (m->string[0] != '[' || m->string[m->length - 1] != ']' ||
+          cpucycles_json_values(m->string, m->length, &spans, &count, why, sizeof why) != 0)
+        abort();
+      free(spans);
+    }
   }
 }
 

@@ -1,0 +1,98 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# gate-rates.sh - how often the saved-baseline gate (examples/save-json.c,
+# then cpucycles-info --compare, as examples/gate.sh runs it) gets a
+# change right, run by `make bench` (measured, never asserted).  Builds of
+# save-json that sum 4096 bytes a call, or 5% or 10% more; each pair saves
+# a fresh baseline with the old build, then the new build's file (each
+# save-json's default 10 executions, a process each), and compares them:
+#   identical, beside a busy loop, tolerance 5%   goal: fails (exit 1) <= 1 in 20
+#   +10%,      beside a busy loop, tolerance 5%   goal: passes (exit 0) <= 1 in 20
+#                                                 (failing, or cannot judge: not passing)
+#   +5%,       quiet, tolerance 2%                goal: fails (exit 1) >= 19 in 20
+#                                                 (at 5% a true +5% cannot be caught)
+#   identical, quiet, tolerance 2%                goal: fails (exit 1) <= 1 in 20
+# "identical" is the same source built again (another binary, as a rebuild
+# is).  The busy loop is one shell loop this script starts and always
+# kills (as a shared CI runner has a neighbour); "quiet" means only what
+# else the machine runs.  Each row counts the gate's statuses: 0 passed,
+# 1 failed, 4 cannot judge, and anything else (an error).
+# Usage: gate-rates.sh "CPUCYCLES-INFO COMMAND" SRCDIR BUILDDIR (BUILDDIR
+# absolute, with the libraries in BUILDDIR/.libs); GATE_RATES_PAIRS pairs
+# a row (default 20), GATE_RATES_BUSY=0 for no busy loop, CC the
+# compiler, LIBS what the libraries need beside them.
+set -u
+info=${1:?usage: gate-rates.sh 'cpucycles-info command' SRCDIR BUILDDIR}
+srcdir=${2:?usage: gate-rates.sh 'cpucycles-info command' SRCDIR BUILDDIR}
+builddir=${3:?usage: gate-rates.sh 'cpucycles-info command' SRCDIR BUILDDIR}
+pairs=${GATE_RATES_PAIRS:-20}
+busy_wanted=${GATE_RATES_BUSY:-1}
+dir=$(mktemp -d "${TMPDIR:-/tmp}/gate-rates.XXXXXX") || exit 1
+busy=
+stop_busy() {
+  if [ -n "$busy" ]; then kill "$busy" 2>/dev/null; wait "$busy" 2>/dev/null; busy=; fi
+}
+trap 'stop_busy; rm -rf "$dir"' EXIT
+trap 'exit 130' INT TERM
+
+# save-json with its default BYTES changed: the work of a build
+build() { # name bytes
+  sed "s/: 4096;/: $2;/" "$srcdir/examples/save-json.c" >"$dir/$1.c"
+  grep -q ": $2;" "$dir/$1.c" || { echo "gate-rates: examples/save-json.c has no default of 4096 bytes to change" >&2; exit 1; }
+  ${CC:-cc} -O2 -I"$builddir/include" -I"$srcdir/include" -o "$dir/$1" "$dir/$1.c" \
+    -L"$builddir/.libs" -lcpucycles-bench -lcpucycles -Wl,-rpath,"$builddir/.libs" ${LIBS:-} || exit 1
+}
+build old 4096
+build again 4096
+build plus5 4301
+build plus10 4506
+
+# row LABEL NEW TOLERANCE GOAL: $pairs pairs of a fresh baseline (old)
+# and NEW, and the gate's statuses; GOAL is "fails<=1", "passes<=1" or
+# "fails>=19" (scaled to $pairs)
+row() {
+  label=$1 new=$2 tolerance=$3 goal=$4
+  passed=0 failed=0 cannot=0 errors=0 i=0
+  while [ $i -lt "$pairs" ]; do
+    if "$dir/old" "$dir/base.json" >/dev/null 2>&1 && "$dir/$new" "$dir/new.json" >/dev/null 2>&1; then
+      $info --compare "$dir/base.json" "$dir/new.json" --tolerance "$tolerance" >"$dir/out" 2>&1
+      status=$?
+    else
+      status=-1
+    fi
+    case $status in
+      0) passed=$((passed + 1)) ;;
+      1) failed=$((failed + 1)) ;;
+      4) cannot=$((cannot + 1)) ;;
+      *) errors=$((errors + 1)); sed 's/^/    /' "$dir/out" 2>/dev/null | head -n 3 ;;
+    esac
+    i=$((i + 1))
+  done
+  case $goal in
+    fails\<=*) k=$failed limit=$(( (pairs + 19) / 20 )); cmp=le; what="fails <= $limit" ;;
+    passes\<=*) k=$passed limit=$(( (pairs + 19) / 20 )); cmp=le; what="passes <= $limit" ;;
+    *) k=$failed limit=$(( pairs - (pairs + 19) / 20 )); cmp=ge; what="fails >= $limit" ;;
+  esac
+  if { [ "$cmp" = le ] && [ "$k" -le "$limit" ]; } || { [ "$cmp" = ge ] && [ "$k" -ge "$limit" ]; }; then
+    met=met
+  else
+    met="NOT met"
+  fi
+  printf '%-28s %5s%% %7d %7d %9d %6d  %s: %s\n' "$label" "$tolerance" $passed $failed $cannot $errors "$what" "$met"
+}
+
+echo "the saved-baseline gate (save-json: 10 executions a file; cpucycles-info --compare),"
+echo "$pairs pairs a row, each a fresh baseline; $(uptime | sed 's/^ *//')"
+printf '%-28s %6s %7s %7s %9s %6s  %s\n' case tol passed failed "can't judge" errors goal
+if [ "$busy_wanted" != 0 ]; then
+  sh -c 'while :; do :; done' &
+  busy=$!
+  row "identical, busy loop" again 5 "fails<=1"
+  row "+10%, busy loop" plus10 5 "passes<=1"
+  stop_busy
+else
+  echo "(no busy loop: GATE_RATES_BUSY=0)"
+fi
+row "+5%, quiet" plus5 2 "fails>=19"
+row "identical, quiet" again 2 "fails<=1"
+echo "$(uptime | sed 's/^ *//')"
