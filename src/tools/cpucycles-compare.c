@@ -62,6 +62,7 @@
 #include "elf-shift.h"
 #include "format.h"
 #include "readfile.h"
+#include "rng.h"
 #include "stats.h"
 #include <dlfcn.h>
 #include <link.h> /* struct link_map */
@@ -201,17 +202,20 @@ static void say(const char *format, ...)
 }
 
 /* The whole of a file (at most MAX_FILE bytes), malloc'ed; 0 with *why
- * on failure. */
+ * on failure.  Opened and read as readfile.h reads the library's files: a
+ * regular file only (one replaced by a FIFO since the parent's check is
+ * never opened, which would wait for a writer). */
 #define MAX_FILE (256UL << 20)
 static unsigned char *read_all(const char *path, size_t *size, char *why, size_t why_size)
 {
   unsigned char *buf = 0, *grown;
   size_t used = 0, room = 0;
   struct stat st;
+  const char *reason;
   ssize_t r;
-  int in = open(path, O_RDONLY | O_CLOEXEC);
+  int in = cpucycles_readfile_open(path, &reason);
   if (in < 0) {
-    snprintf(why, why_size, "cannot read it: %s", strerror(errno));
+    snprintf(why, why_size, "cannot read it: %s", reason ? reason : "no such file");
     return 0;
   }
   /* refused before reading: a copy of a larger file would cost as much */
@@ -232,14 +236,13 @@ static unsigned char *read_all(const char *path, size_t *size, char *why, size_t
       }
       buf = grown, room = room ? 2 * room : 65536;
     }
-    r = read(in, buf + used, room - used);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) {
-      snprintf(why, why_size, "cannot read it: %s", strerror(errno));
+    /* (it fills what it is given, but at the file's end) */
+    if ((r = cpucycles_readfile_fill(in, (char *)buf + used, room - used)) < 0) {
+      snprintf(why, why_size, "cannot read it: %s", cpucycles_readfile_error(errno));
       goto fail;
     }
-    if (r == 0) break;
     used += (size_t)r;
+    if (used < room) break;
   }
   close(in);
   *size = used;
@@ -282,8 +285,7 @@ static int fresh_copy(const unsigned char *image, size_t image_size, char *name,
   /* an offset at which two segments would share a page badly is
    * refused: another draw, a few times */
   for (tries = 0; l->step && tries < 8 && !moved; tries++) {
-    *seed ^= *seed << 13, *seed ^= *seed >> 7, *seed ^= *seed << 17;
-    l->offset = (long)((*seed >> 11) % (4096 / l->step) * l->step);
+    l->offset = (long)((cpucycles_xorshift(seed) >> 11) % (4096 / l->step) * l->step);
     if (cpucycles_elf_shift(image, image_size, (unsigned long)l->offset, &moved, &moved_size, &why) != 0)
       l->offset = -1;
   }
@@ -598,8 +600,8 @@ static void trampolines(void (**fns)(void *), void (**saved)(void *), int n, uns
    * n parts, each trampoline at a random offset within its part */
   slots = (unsigned long)page / (unsigned long)n;
   for (i = 0; i < n; i++) {
-    seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
-    slot = (unsigned long)(seed % (slots - TRAMPOLINE_SIZE)) / TRAMPOLINE_ALIGN * TRAMPOLINE_ALIGN;
+    slot = (unsigned long)(cpucycles_xorshift(&seed) % (slots - TRAMPOLINE_SIZE)) / TRAMPOLINE_ALIGN *
+           TRAMPOLINE_ALIGN;
     {
       void *target, *entry = code + (unsigned long)i * slots + slot;
       memcpy(&target, &fns[i], sizeof target);
@@ -811,12 +813,8 @@ static double now(void)
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static unsigned long long rng_state;
-static unsigned long long rng(void)
-{
-  rng_state ^= rng_state << 13, rng_state ^= rng_state >> 7, rng_state ^= rng_state << 17;
-  return rng_state;
-}
+static unsigned long long rng_state; /* the layouts' draws (rng.h), seeded in main() */
+static unsigned long long rng(void) { return cpucycles_xorshift(&rng_state); }
 
 /* ---- this program's own file, which the executions run ---- */
 
