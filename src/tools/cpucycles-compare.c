@@ -151,27 +151,15 @@ static int standard_fds(void)
   return 0;
 }
 
-int main(int argc, char **argv)
+/* The command line into *o: -1 to go on, else the exit status (--help,
+ * --version, or 2 after a message). */
+static int parse_options(int argc, char **argv, struct options *o)
 {
-  static struct self self; /* (large) */
-  struct options o;
-  struct outcome *runs;
-  struct row rows[MAX_SYMBOLS];
   const char *files[2];
-  char why[300];
   double x;
-  long e;
-  int i, s, nfiles = 0, status = 0;
-
-  if (standard_fds() != 0) {
-    /* (stderr may be the closed one: the status says it all then) */
-    fprintf(stderr, PROGRAM ": a closed standard descriptor, and /dev/null: %s\n", strerror(errno));
-    return 2;
-  }
-  if (argc >= 2 && !strcmp(argv[1], INTERNAL)) return execution(argc, argv);
-
-  memset(&o, 0, sizeof o);
-  o.executions = 10, o.seconds = 0.5, o.tolerance = 0, o.timeout = 60, o.copy = 1;
+  int i, s, nfiles = 0;
+  memset(o, 0, sizeof *o);
+  o->executions = 10, o->seconds = 0.5, o->tolerance = 0, o->timeout = 60, o->copy = 1;
   for (i = 1; i < argc; i++) {
     const char *a = argv[i];
     int takes = !strcmp(a, "--symbol") || !strcmp(a, "--executions") || !strcmp(a, "--seconds") ||
@@ -186,28 +174,28 @@ int main(int argc, char **argv)
     } else if (!strcmp(a, "--symbol")) {
       if (!symbol_ok(argv[++i])) return bad(a, argv[i], "not a symbol's name");
       if (strlen(argv[i]) > SYMBOL_MAX) return bad(a, 0, "a name over " STR(SYMBOL_MAX) " bytes");
-      for (s = 0; s < o.nsymbols; s++)
-        if (!strcmp(o.symbols[s], argv[i])) return bad(a, argv[i], "named twice");
-      if (o.nsymbols == MAX_SYMBOLS) return bad(a, argv[i], "more than 64 symbols");
-      o.symbols[o.nsymbols++] = argv[i];
+      for (s = 0; s < o->nsymbols; s++)
+        if (!strcmp(o->symbols[s], argv[i])) return bad(a, argv[i], "named twice");
+      if (o->nsymbols == MAX_SYMBOLS) return bad(a, argv[i], "more than 64 symbols");
+      o->symbols[o->nsymbols++] = argv[i];
     } else if (!strcmp(a, "--executions")) {
       if (number(a, argv[++i], 2, MAX_EXECUTIONS, 1, &x)) return 2;
-      o.executions = (long)x;
+      o->executions = (long)x;
     } else if (!strcmp(a, "--seconds")) {
       if (number(a, argv[++i], 0.001, 3600, 0, &x)) return 2;
-      o.seconds = x;
+      o->seconds = x;
     } else if (!strcmp(a, "--tolerance")) {
       if (number(a, argv[++i], 0, 99.999, 0, &x)) return 2;
-      o.tolerance = x;
+      o->tolerance = x;
     } else if (!strcmp(a, "--timeout")) {
       if (number(a, argv[++i], 0.001, 86400, 0, &x)) return 2;
-      o.timeout = x;
+      o->timeout = x;
     } else if (!strcmp(a, "--json")) {
-      o.json = 1;
+      o->json = 1;
     } else if (!strcmp(a, "--progress")) {
-      o.progress = 1;
+      o->progress = 1;
     } else if (!strcmp(a, "--no-copy")) {
-      o.copy = 0;
+      o->copy = 0;
     } else if (a[0] == '-' && a[1]) {
       return bad("unknown option", a, "see --help");
     } else if (nfiles < 2) {
@@ -217,16 +205,25 @@ int main(int argc, char **argv)
     }
   }
   if (nfiles < 2) return bad("missing", 0, nfiles ? "NEW.so" : "OLD.so and NEW.so");
-  o.old_path = files[0], o.new_path = files[1];
-  if (!o.nsymbols) o.symbols[o.nsymbols++] = "benchmark";
-  if (check_file("OLD", o.old_path) || check_file("NEW", o.new_path)) return 2;
-  if (find_self(argv[0], &self, why, sizeof why) != 0) {
+  o->old_path = files[0], o->new_path = files[1];
+  if (!o->nsymbols) o->symbols[o->nsymbols++] = "benchmark";
+  return -1;
+}
+
+/* What the executions need, checked before the first: both files
+ * loadable in principle, this program's own file, /proc/self/fd for the
+ * copies, the signals' handlers.  0, or 2 with a message. */
+static int ready(const struct options *o, const char *argv0, struct self *self)
+{
+  char why[300];
+  if (check_file("OLD", o->old_path) || check_file("NEW", o->new_path)) return 2;
+  if (find_self(argv0, self, why, sizeof why) != 0) {
     complain("%s", why);
     return 2;
   }
 #if defined(MFD_CLOEXEC)
   /* the executions load their fresh copies by their /proc/self/fd names */
-  if (o.copy && access("/proc/self/fd", X_OK) != 0) {
+  if (o->copy && access("/proc/self/fd", X_OK) != 0) {
     complain("the fresh copies of OLD and NEW are loaded through /proc/self/fd, which cannot be "
              "read here (%s): mount /proc, or give --no-copy", strerror(errno));
     return 2;
@@ -236,33 +233,53 @@ int main(int argc, char **argv)
     complain("signals: %s", strerror(errno));
     return 2;
   }
+  return 0;
+}
+
+/* The executions combined, one row per symbol, and printed: the exit
+ * status. */
+static int print_result(const struct options *o, struct outcome *runs)
+{
+  struct row rows[MAX_SYMBOLS];
+  double *scratch = calloc((size_t)o->executions, sizeof *scratch);
+  int s, status = 0;
+  if (!scratch) return bad("out of memory", 0, "the statistics");
+  for (s = 0; s < o->nsymbols; s++) {
+    combine(o, runs, s, &rows[s], scratch);
+    if (rows[s].beyond) status = 1;
+  }
+  free(scratch);
+  if (o->json) print_json(o, rows, runs, status);
+  else print_text(o, rows, runs);
+  return finish(status);
+}
+
+int main(int argc, char **argv)
+{
+  static struct self self; /* (large) */
+  struct options o;
+  struct outcome *runs;
+  long e;
+  int status;
+
+  if (standard_fds() != 0) {
+    /* (stderr may be the closed one: the status says it all then) */
+    fprintf(stderr, PROGRAM ": a closed standard descriptor, and /dev/null: %s\n", strerror(errno));
+    return 2;
+  }
+  if (argc >= 2 && !strcmp(argv[1], INTERNAL)) return execution(argc, argv);
+  if ((status = parse_options(argc, argv, &o)) >= 0) return status;
+  if (ready(&o, argv[0], &self) != 0) return 2;
 
   runs = calloc((size_t)o.executions, sizeof *runs);
   if (!runs) return bad("out of memory", 0, "the executions' results");
+  status = 0;
   for (e = 0; e < o.executions; e++)
     if (!(runs[e].m = calloc((size_t)o.nsymbols, sizeof *runs[e].m))) {
       status = bad("out of memory", 0, "the executions' results");
-      goto out;
+      break;
     }
-
-  if ((status = run_executions(&o, &self, runs)) != 0) goto out;
-
-  {
-    double *scratch = calloc((size_t)o.executions, sizeof *scratch);
-    if (!scratch) {
-      status = bad("out of memory", 0, "the statistics");
-      goto out;
-    }
-    for (s = 0; s < o.nsymbols; s++) {
-      combine(&o, runs, s, &rows[s], scratch);
-      if (rows[s].beyond) status = 1;
-    }
-    free(scratch);
-  }
-  if (o.json) print_json(&o, rows, runs, status);
-  else print_text(&o, rows, runs);
-  status = finish(status);
-out:
+  if (status == 0 && (status = run_executions(&o, &self, runs)) == 0) status = print_result(&o, runs);
   for (e = 0; e < o.executions; e++) free(runs[e].m);
   free(runs);
   return status;

@@ -255,65 +255,88 @@ static void take_lines(const struct options *o, struct outcome *out, struct repo
   if (r->used == sizeof r->buf - 1) r->used = 0; /* a line too long: not ours */
 }
 
-/* One execution: 0 with out filled, or 2 with a message. */
-static int run_execution(const struct options *o, const struct self *self, long index,
-                         struct outcome *out, unsigned long long *rng)
+/* How one execution is started: its command line (execution.c's argv)
+ * and its environment. */
+struct invocation {
+  char fd[24], index[24], stack[24], copy[4], seconds[32]; /* arguments' text */
+  char *args[10 + MAX_SYMBOLS + 1];
+  char **env, *pad;
+};
+
+/* This environment, padded by a variable of pad_length bytes: the stack
+ * then starts elsewhere.  0, or -1 (out of memory: v->env and v->pad to
+ * be freed all the same). */
+static int padded_environment(struct invocation *v, long pad_length)
 {
-  int fds[2], status = 0, i, nargs;
-  pid_t pid, parent = getpid();
-  char fd_text[24], index_text[24], stack_text[24], copy_text[4], seconds_text[32];
-  char *args[10 + MAX_SYMBOLS + 1], **env, *pad, place[LINE_MAX_ + 200];
-  static struct report r; /* (large) */
-  sigset_t ends, saved;
   size_t n_env = 0, k;
-  ssize_t got;
-  int timed_out = 0, reaped = 0, eof = 0;
-  long pad_length = (long)(cpucycles_xorshift(rng) % PAD_MAX),
-       stack = (long)(cpucycles_xorshift(rng) % (STACK_MAX / 16)) * 16;
-
-  out->offset[0] = out->offset[1] = -1;
-  out->why[0][0] = out->why[1][0] = 0;
-  memset(&r, 0, sizeof r);
-  if (pipe(fds) != 0) {
-    fprintf(stderr, PROGRAM ": pipe: %s\n", strerror(errno));
-    return 2;
-  }
-  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-  /* the environment, padded: the stack then starts elsewhere */
+  int i;
   while (environ && environ[n_env]) n_env++;
-  env = calloc(n_env + 2, sizeof *env);
-  pad = malloc(sizeof PAD_VARIABLE + (size_t)pad_length + 1);
-  if (!env || !pad) {
-    fprintf(stderr, PROGRAM ": out of memory\n");
-    return 2;
-  }
+  v->env = calloc(n_env + 2, sizeof *v->env);
+  v->pad = malloc(sizeof PAD_VARIABLE + (size_t)pad_length + 1);
+  if (!v->env || !v->pad) return -1;
   for (k = 0, i = 0; k < n_env; k++)
-    if (strncmp(environ[k], PAD_VARIABLE "=", sizeof PAD_VARIABLE) != 0) env[i++] = environ[k];
-  memcpy(pad, PAD_VARIABLE "=", sizeof PAD_VARIABLE);
-  memset(pad + sizeof PAD_VARIABLE, 'x', (size_t)pad_length);
-  pad[sizeof PAD_VARIABLE + pad_length] = 0;
-  env[i++] = pad, env[i] = 0;
+    if (strncmp(environ[k], PAD_VARIABLE "=", sizeof PAD_VARIABLE) != 0) v->env[i++] = environ[k];
+  memcpy(v->pad, PAD_VARIABLE "=", sizeof PAD_VARIABLE);
+  memset(v->pad + sizeof PAD_VARIABLE, 'x', (size_t)pad_length);
+  v->pad[sizeof PAD_VARIABLE + pad_length] = 0;
+  v->env[i++] = v->pad, v->env[i] = 0;
+  return 0;
+}
 
-  snprintf(fd_text, sizeof fd_text, "%d", fds[1]);
-  snprintf(index_text, sizeof index_text, "%ld", index);
-  snprintf(stack_text, sizeof stack_text, "%ld", stack);
-  snprintf(copy_text, sizeof copy_text, "%d", o->copy);
-  snprintf(seconds_text, sizeof seconds_text, "%.17g", o->seconds);
-  nargs = 0;
+static void command_line(struct invocation *v, const struct options *o, const struct self *self,
+                         int report_fd, long index, long stack)
+{
+  int i, nargs = 0;
+  snprintf(v->fd, sizeof v->fd, "%d", report_fd);
+  snprintf(v->index, sizeof v->index, "%ld", index);
+  snprintf(v->stack, sizeof v->stack, "%ld", stack);
+  snprintf(v->copy, sizeof v->copy, "%d", o->copy);
+  snprintf(v->seconds, sizeof v->seconds, "%.17g", o->seconds);
   /* through the loader when this was started so: ld.so PROGRAM ARGS */
-  if (self->loader[0]) args[nargs++] = (char *)self->loader;
-  args[nargs++] = (char *)self->path;
-  args[nargs++] = (char *)INTERNAL;
-  args[nargs++] = fd_text;
-  args[nargs++] = index_text;
-  args[nargs++] = stack_text;
-  args[nargs++] = copy_text;
-  args[nargs++] = seconds_text;
-  args[nargs++] = (char *)o->old_path;
-  args[nargs++] = (char *)o->new_path;
-  for (i = 0; i < o->nsymbols; i++) args[nargs++] = (char *)o->symbols[i];
-  args[nargs] = 0;
+  if (self->loader[0]) v->args[nargs++] = (char *)self->loader;
+  v->args[nargs++] = (char *)self->path;
+  v->args[nargs++] = (char *)INTERNAL;
+  v->args[nargs++] = v->fd;
+  v->args[nargs++] = v->index;
+  v->args[nargs++] = v->stack;
+  v->args[nargs++] = v->copy;
+  v->args[nargs++] = v->seconds;
+  v->args[nargs++] = (char *)o->old_path;
+  v->args[nargs++] = (char *)o->new_path;
+  for (i = 0; i < o->nsymbols; i++) v->args[nargs++] = (char *)o->symbols[i];
+  v->args[nargs] = 0;
+}
 
+/* The new process's part: the execution, or an error line for the parent
+ * on report_fd. */
+static void become_execution(const struct invocation *v, int report_fd, pid_t parent)
+{
+  char message[LINE_MAX_];
+  int i, len;
+#if defined(__linux__) && defined(PR_SET_PDEATHSIG)
+  /* however this process ends (SIGKILL too), the execution ends with
+   * it; a parent already gone is not told */
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(2);
+#else
+  (void)parent;
+#endif
+  execve(v->args[0], v->args, v->env);
+  len = snprintf(message, sizeof message, "error cannot run %s: %s", v->args[0], strerror(errno));
+  if (len > 0) {
+    if ((size_t)len >= sizeof message - 1) len = (int)sizeof message - 2;
+    for (i = 6; i < len; i++) message[i] = clean_char(message[i]);
+    message[len++] = '\n';
+    if (write(report_fd, message, (size_t)len) < 0) _exit(2);
+  }
+  _exit(2);
+}
+
+/* The execution started, running set to its pid; or -1 (errno). */
+static pid_t start(const struct invocation *v, int report_fd)
+{
+  pid_t pid, parent = getpid();
+  sigset_t ends, saved;
+  size_t k;
   fflush(stdout), fflush(stderr);
   /* no ending signal between the fork and running's pid: its handler
    * would leave the new process behind */
@@ -323,48 +346,34 @@ static int run_execution(const struct options *o, const struct self *self, long 
   sigprocmask(SIG_BLOCK, &ends, &saved);
   pid = fork();
   if (pid == 0) {
-    char message[LINE_MAX_];
-    int len;
     sigprocmask(SIG_SETMASK, &saved, 0);
-#if defined(__linux__) && defined(PR_SET_PDEATHSIG)
-    /* however this process ends (SIGKILL too), the execution ends with
-     * it; a parent already gone is not told */
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(2);
-#else
-    (void)parent;
-#endif
-    execve(args[0], args, env);
-    len = snprintf(message, sizeof message, "error cannot run %s: %s", args[0], strerror(errno));
-    if (len > 0) {
-      if ((size_t)len >= sizeof message - 1) len = (int)sizeof message - 2;
-      for (i = 6; i < len; i++) message[i] = clean_char(message[i]);
-      message[len++] = '\n';
-      if (write(fds[1], message, (size_t)len) < 0) _exit(2);
-    }
-    _exit(2);
+    become_execution(v, report_fd, parent);
   }
   if (pid > 0) running = pid;
   sigprocmask(SIG_SETMASK, &saved, 0);
-  close(fds[1]);
-  free(env), free(pad);
-  if (pid < 0) {
-    fprintf(stderr, PROGRAM ": fork: %s\n", strerror(errno));
-    close(fds[0]);
-    return 2;
-  }
+  return pid;
+}
 
-  /* Read until the execution ends, not until the pipe closes: a process
-   * its benchmark forked may hold the pipe open for as long as it likes. */
-  r.deadline = now() + o->timeout;
+/* The execution's report, from fd into r and out, until the execution
+ * ends, not until the pipe closes: a process its benchmark forked may
+ * hold the pipe open for as long as it likes.  Its wait status in
+ * *status; 0 when it ended, 1 when it was killed at its deadline, -1
+ * (with a message) when poll() failed and it was killed. */
+static int collect(const struct options *o, struct outcome *out, struct report *r, pid_t pid, int fd,
+                   int *status)
+{
+  ssize_t got;
+  int timed_out = 0, reaped = 0, eof = 0;
+  r->deadline = now() + o->timeout;
   while (!reaped) {
     struct pollfd p[2];
-    double left = r.deadline - now();
+    double left = r->deadline - now();
     if (left <= 0) {
       timed_out = 1;
       break;
     }
     p[0].fd = wake[0], p[0].events = POLLIN, p[0].revents = 0;
-    p[1].fd = fds[0], p[1].events = POLLIN, p[1].revents = 0;
+    p[1].fd = fd, p[1].events = POLLIN, p[1].revents = 0;
     /* (at least once a second: the end is also looked for without a wake-up) */
     if (poll(p, eof ? 1 : 2, left > 1 ? 1000 : (int)(left * 1000) + 1) < 0) {
       if (errno == EINTR) continue;
@@ -376,39 +385,45 @@ static int run_execution(const struct options *o, const struct self *self, long 
       char drained[64];
       while (read(wake[0], drained, sizeof drained) > 0) continue;
     }
-    if (waitpid(pid, &status, WNOHANG) == pid) reaped = 1;
+    if (waitpid(pid, status, WNOHANG) == pid) reaped = 1;
     else if (!eof && p[1].revents) {
-      got = read(fds[0], r.buf + r.used, sizeof r.buf - r.used - 1);
+      got = read(fd, r->buf + r->used, sizeof r->buf - r->used - 1);
       if (got < 0 && errno == EINTR) continue;
       if (got <= 0) eof = 1; /* (the end is the process's, awaited) */
-      else r.used += (size_t)got, take_lines(o, out, &r);
+      else r->used += (size_t)got, take_lines(o, out, r);
     }
   }
   if (reaped) {
     /* what it wrote before it ended is all in the pipe */
-    fcntl(fds[0], F_SETFL, O_NONBLOCK);
-    while ((got = read(fds[0], r.buf + r.used, sizeof r.buf - r.used - 1)) > 0 ||
+    fcntl(fd, F_SETFL, O_NONBLOCK);
+    while ((got = read(fd, r->buf + r->used, sizeof r->buf - r->used - 1)) > 0 ||
            (got < 0 && errno == EINTR))
-      if (got > 0) r.used += (size_t)got, take_lines(o, out, &r);
+      if (got > 0) r->used += (size_t)got, take_lines(o, out, r);
   } else {
     kill(pid, SIGKILL);
-    while (waitpid(pid, &status, 0) < 0)
+    while (waitpid(pid, status, 0) < 0)
       if (errno != EINTR) {
         fprintf(stderr, PROGRAM ": waitpid: %s\n", strerror(errno));
         break;
       }
   }
-  running = 0;
-  close(fds[0]);
-  if (timed_out < 0) return 2;
-  where(place, sizeof place, o, r.step);
+  return timed_out;
+}
+
+/* 0 when the execution gave every result and ended well; else 2, with a
+ * message that says where it stopped. */
+static int ended_well(const struct options *o, long index, const struct outcome *out,
+                      const struct report *r, int status, int timed_out)
+{
+  char place[LINE_MAX_ + 200];
+  where(place, sizeof place, o, r->step);
   if (timed_out) {
     complain("execution %ld: no word for %g s %s: killed (--timeout %g)", index + 1, o->timeout,
              place, o->timeout);
     return 2;
   }
-  if (r.error[0]) {
-    complain("%s", r.error);
+  if (r->error[0]) {
+    complain("%s", r->error);
     return 2;
   }
   if (WIFSIGNALED(status)) {
@@ -416,12 +431,52 @@ static int run_execution(const struct options *o, const struct self *self, long 
              signal_text(WTERMSIG(status)), place);
     return 2;
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !r.done || out->got != o->nsymbols) {
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !r->done || out->got != o->nsymbols) {
     complain("execution %ld: ended (exit status %d) %s, before its results", index + 1,
              WIFEXITED(status) ? WEXITSTATUS(status) : -1, place);
     return 2;
   }
   return 0;
+}
+
+/* One execution: 0 with out filled, or 2 with a message. */
+static int run_execution(const struct options *o, const struct self *self, long index,
+                         struct outcome *out, unsigned long long *rng)
+{
+  static struct report r; /* (large) */
+  struct invocation v;
+  int fds[2], status = 0, timed_out;
+  pid_t pid;
+  long pad_length = (long)(cpucycles_xorshift(rng) % PAD_MAX),
+       stack = (long)(cpucycles_xorshift(rng) % (STACK_MAX / 16)) * 16;
+
+  out->offset[0] = out->offset[1] = -1;
+  out->why[0][0] = out->why[1][0] = 0;
+  memset(&r, 0, sizeof r);
+  if (pipe(fds) != 0) {
+    fprintf(stderr, PROGRAM ": pipe: %s\n", strerror(errno));
+    return 2;
+  }
+  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+  if (padded_environment(&v, pad_length) != 0) {
+    fprintf(stderr, PROGRAM ": out of memory\n");
+    free(v.env), free(v.pad), close(fds[0]), close(fds[1]);
+    return 2;
+  }
+  command_line(&v, o, self, fds[1], index, stack);
+  pid = start(&v, fds[1]);
+  close(fds[1]);
+  free(v.env), free(v.pad);
+  if (pid < 0) {
+    fprintf(stderr, PROGRAM ": fork: %s\n", strerror(errno));
+    close(fds[0]);
+    return 2;
+  }
+  timed_out = collect(o, out, &r, pid, fds[0], &status);
+  running = 0;
+  close(fds[0]);
+  if (timed_out < 0) return 2;
+  return ended_well(o, index, out, &r, status, timed_out);
 }
 
 /* ---- the executions in turn ---- */

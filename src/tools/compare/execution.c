@@ -135,66 +135,105 @@ static double call_alone(const char *label, const char *symbol, void (*fn)(void 
   return now() - t;
 }
 
-static int run_symbols(int nsymbols, char **symbols, void (**fns)(void *), void (**entries)(void *),
-                       double seconds)
+/* One call of each build's alone first: a build that crashes or hangs is
+ * then named, not lost in the interleaving.  Then how many pairs to ask
+ * the harness for (co->pairs, 0 for as many as the time allows) and
+ * *pair, the seconds a pair of calls takes: 0, or 2 with an error line
+ * when not even the fewest fit in seconds.
+ *
+ * The harness keeps at least 200 pairs however long they take: a slow
+ * function would overrun --seconds by far (a 200 ms call: 80 s, and a
+ * --timeout's kill).  Where 200 do not fit, the pairs that fit are asked
+ * for (at least 100: 2 blocks); where not even those fit, the time it
+ * would take is said.  A slow first call may be a cold one: the estimate
+ * is the faster of two. */
+static int pairs_to_ask(const char *symbol, void (*old_fn)(void *), void (*new_fn)(void *),
+                        double seconds, struct cpucycles_compare_options *co, double *pair)
+{
+  double old_call = call_alone("OLD", symbol, old_fn), new_call = call_alone("NEW", symbol, new_fn);
+  long long fit;
+  if ((old_call + new_call) * (HARNESS_MIN_PAIRS + SETUP_PAIRS) > seconds) {
+    double t = call_alone("OLD", symbol, old_fn);
+    if (t < old_call) old_call = t;
+    t = call_alone("NEW", symbol, new_fn);
+    if (t < new_call) new_call = t;
+  }
+  *pair = old_call + new_call;
+  if (*pair * (HARNESS_MIN_PAIRS + SETUP_PAIRS) <= seconds) return 0;
+  fit = (long long)(seconds / *pair) - SETUP_PAIRS;
+  if (fit < HARNESS_FEWEST_PAIRS) {
+    say("error %s: a call takes %.3g s (OLD) and %.3g s (NEW): the fewest pairs a comparison "
+        "takes (%d, and %d to set up) need %.3g s: give --seconds %.3g or more",
+        symbol, old_call, new_call, HARNESS_FEWEST_PAIRS, SETUP_PAIRS,
+        *pair * (HARNESS_FEWEST_PAIRS + SETUP_PAIRS),
+        1.05 * *pair * (HARNESS_FEWEST_PAIRS + SETUP_PAIRS));
+    return 2;
+  }
+  co->pairs = fit;
+  /* a run of one call spans a counter's steps many times over: the
+   * harness need not time runs of 1, 2, 4... calls to find that */
+  if (old_call >= 1e-3 && new_call >= 1e-3) co->calls = 1;
+  return 0;
+}
+
+/* One symbol measured: its "result" line, 0; or 2 with an error line.
+ * fns are the builds' functions, entries where the harness enters them. */
+static int measure(const char *symbol, void (**fns)(void *), void (**entries)(void *), double seconds)
 {
   struct cpucycles_compare_options co;
   struct cpucycles_compare_result r;
-  double old_call, new_call, pair;
-  long long fit;
-  int i, tries, rc;
-  for (i = 0; i < nsymbols; i++) {
-    memset(&co, 0, sizeof co);
-    co.seconds = seconds;
-    /* one call of each alone first: a build that crashes or hangs is
-     * then named, not lost in the interleaving */
-    old_call = call_alone("OLD", symbols[i], fns[2 * i]);
-    new_call = call_alone("NEW", symbols[i], fns[2 * i + 1]);
-    /* The harness keeps at least 200 pairs however long they take: a
-     * slow function would overrun --seconds by far (a 200 ms call: 80 s,
-     * and a --timeout's kill).  Where 200 do not fit, the pairs that fit
-     * are asked for (at least 100: 2 blocks); where not even those fit,
-     * the time it would take is said.  A slow first call may be a cold
-     * one: the estimate is the faster of two. */
-    if ((old_call + new_call) * (HARNESS_MIN_PAIRS + SETUP_PAIRS) > seconds) {
-      double t = call_alone("OLD", symbols[i], fns[2 * i]);
-      if (t < old_call) old_call = t;
-      t = call_alone("NEW", symbols[i], fns[2 * i + 1]);
-      if (t < new_call) new_call = t;
-    }
-    pair = old_call + new_call;
-    if (pair * (HARNESS_MIN_PAIRS + SETUP_PAIRS) > seconds) {
-      fit = (long long)(seconds / pair) - SETUP_PAIRS;
-      if (fit < HARNESS_FEWEST_PAIRS) {
-        say("error %s: a call takes %.3g s (OLD) and %.3g s (NEW): the fewest pairs a comparison "
-            "takes (%d, and %d to set up) need %.3g s: give --seconds %.3g or more",
-            symbols[i], old_call, new_call, HARNESS_FEWEST_PAIRS, SETUP_PAIRS,
-            pair * (HARNESS_FEWEST_PAIRS + SETUP_PAIRS),
-            1.05 * pair * (HARNESS_FEWEST_PAIRS + SETUP_PAIRS));
+  double pair;
+  int tries, rc;
+  memset(&co, 0, sizeof co);
+  co.seconds = seconds;
+  if (pairs_to_ask(symbol, fns[0], fns[1], seconds, &co, &pair) != 0) return 2;
+  for (tries = 0; tries < EAGAIN_TRIES; tries++) {
+    /* each try may take the time: the parent's deadline starts again */
+    say("step measure %s", symbol);
+    rc = cpucycles_bench_compare(entries[0], 0, entries[1], 0, &co, &r);
+    if (rc == 0 || errno != EAGAIN) break;
+  }
+  if (rc != 0) {
+    say("error %s: cpucycles_bench_compare: %s", symbol,
+        errno == EAGAIN ? "every try was disturbed (a busy machine?)" : strerror(errno));
+    return 2;
+  }
+  /* its last field: a pair's seconds when the pairs were counted (fewer
+   * than the harness keeps when the time decides), else 0 */
+  say("result %s %.17g %.17g %.17g %.17g %.17g %lld %lld %u %.6g", symbol, r.ratio, r.a, r.b,
+      r.difference, r.difference_error, r.pairs, r.disturbed, r.flags, co.pairs ? pair : 0.0);
+  return 0;
+}
+
+/* Each symbol's functions in both builds, fns[2 * i] OLD's and
+ * fns[2 * i + 1] NEW's: 0, or 2 with an error line when a build lacks
+ * one of its own. */
+static int find_symbols(void **h, const char **paths, char **symbols, int nsymbols,
+                        void (**fns)(void *))
+{
+  const char *elsewhere;
+  int i, k;
+  for (i = 0; i < nsymbols; i++)
+    for (k = 0; k < 2; k++) {
+      void *p;
+      dlerror();
+      p = dlsym(h[k], symbols[i]);
+      if (!p) {
+        say("error %s %s: no symbol %s", k ? "NEW" : "OLD", paths[k], symbols[i]);
         return 2;
       }
-      co.pairs = fit;
-      /* a run of one call spans a counter's steps many times over: the
-       * harness need not time runs of 1, 2, 4... calls to find that */
-      if (old_call >= 1e-3 && new_call >= 1e-3) co.calls = 1;
+      if (!defined_by(h[k], p, &elsewhere)) {
+        if (elsewhere)
+          say("error %s %s: no symbol %s of its own (that one is %s's, a library it loads)",
+              k ? "NEW" : "OLD", paths[k], symbols[i], elsewhere);
+        else
+          say("error %s %s: no symbol %s of its own (its address lies in no loaded object)",
+              k ? "NEW" : "OLD", paths[k], symbols[i]);
+        return 2;
+      }
+      /* dlsym's void * to a function pointer: POSIX requires it to work */
+      memcpy(&fns[2 * i + k], &p, sizeof p);
     }
-    for (tries = 0; tries < EAGAIN_TRIES; tries++) {
-      /* each try may take the time: the parent's deadline starts again */
-      say("step measure %s", symbols[i]);
-      rc = cpucycles_bench_compare(entries[2 * i], 0, entries[2 * i + 1], 0, &co, &r);
-      if (rc == 0 || errno != EAGAIN) break;
-    }
-    if (rc != 0) {
-      say("error %s: cpucycles_bench_compare: %s", symbols[i],
-          errno == EAGAIN ? "every try was disturbed (a busy machine?)" : strerror(errno));
-      return 2;
-    }
-    /* its last field: a pair's seconds when the pairs were counted (fewer
-     * than the harness keeps when the time decides), else 0 */
-    say("result %s %.17g %.17g %.17g %.17g %.17g %lld %lld %u %.6g", symbols[i], r.ratio, r.a, r.b,
-        r.difference, r.difference_error, r.pairs, r.disturbed, r.flags, co.pairs ? pair : 0.0);
-  }
-  say("done");
   return 0;
 }
 
@@ -203,7 +242,7 @@ int execution(int argc, char **argv)
 {
   void *h[2];
   void (*fns[2 * MAX_SYMBOLS])(void *), (*entries[2 * MAX_SYMBOLS])(void *);
-  const char *paths[2], *end, *elsewhere;
+  const char *paths[2], *end;
   struct timespec t;
   int i, k, first, copy, nsymbols = argc - 9, fds[2];
   long stack;
@@ -231,27 +270,7 @@ int execution(int argc, char **argv)
   /* the mappings hold the copies */
   for (k = 0; k < 2; k++)
     if (fds[k] >= 0) close(fds[k]);
-  for (i = 0; i < nsymbols; i++)
-    for (k = 0; k < 2; k++) {
-      void *p;
-      dlerror();
-      p = dlsym(h[k], argv[9 + i]);
-      if (!p) {
-        say("error %s %s: no symbol %s", k ? "NEW" : "OLD", paths[k], argv[9 + i]);
-        return 2;
-      }
-      if (!defined_by(h[k], p, &elsewhere)) {
-        if (elsewhere)
-          say("error %s %s: no symbol %s of its own (that one is %s's, a library it loads)",
-              k ? "NEW" : "OLD", paths[k], argv[9 + i], elsewhere);
-        else
-          say("error %s %s: no symbol %s of its own (its address lies in no loaded object)",
-              k ? "NEW" : "OLD", paths[k], argv[9 + i]);
-        return 2;
-      }
-      /* dlsym's void * to a function pointer: POSIX requires it to work */
-      memcpy(&fns[2 * i + k], &p, sizeof p);
-    }
+  if (find_symbols(h, paths, argv + 9, nsymbols, fns) != 0) return 2;
   {
     /* this execution's stack offset: a variable-length array of stack
      * bytes, so that every frame of the measurement lies that much lower
@@ -261,6 +280,9 @@ int execution(int argc, char **argv)
     stack_taken = taken + stack;
     memcpy(entries, fns, sizeof entries);
     trampolines(entries, fns, 2 * nsymbols, seed);
-    return run_symbols(nsymbols, argv + 9, fns, entries, seconds) == 0 ? 0 : 2;
+    for (i = 0; i < nsymbols; i++)
+      if (measure(argv[9 + i], fns + 2 * i, entries + 2 * i, seconds) != 0) return 2;
+    say("done");
+    return 0;
   }
 }

@@ -296,6 +296,95 @@ static void *open_in(long namespace, const char *file, int flags)
 #endif
 }
 
+/* The dependencies found through $ORIGIN loaded into one namespace, a
+ * new one (*namespace -1) that the first of them opens, its id then in
+ * *namespace.  Returns how many loaded: ndeps when all did, else fewer
+ * with l->why (those loaded, preloaded[0 .. n), left to the caller). */
+static int preload(char deps[][4096], int ndeps, void **preloaded, long *namespace, struct loading *l)
+{
+  const char *error;
+  int i, n = 0;
+  for (i = 0; i < ndeps; i++) {
+    dlerror();
+    if (!(preloaded[n] = open_in(*namespace, deps[i], RTLD_NOW | RTLD_LOCAL))) {
+      error = dlerror();
+      snprintf(l->why, sizeof l->why, "its dependency %s, found through $ORIGIN, did not load beside its copy: %s",
+               deps[i], error ? error : "(no reason given)");
+      break;
+    }
+#if defined(LM_ID_NEWLM)
+    if (*namespace < 0) {
+      Lmid_t id;
+      if (dlinfo(preloaded[n], RTLD_DI_LMID, &id) != 0) {
+        dlclose(preloaded[n]);
+        snprintf(l->why, sizeof l->why, "its dependency %s: no namespace", deps[i]);
+        break;
+      }
+      *namespace = (long)id;
+    }
+#endif
+    n++;
+  }
+  return n;
+}
+
+/* A fresh copy of the build loaded: its handle, with *fd_out the copy's
+ * descriptor and l saying where its code lies; or 0 with l->why, nothing
+ * left loaded or open.  A build that finds its own libraries through
+ * $ORIGIN has them loaded first, from its file's directory, into the
+ * namespace its copy then goes into: the copy's DT_NEEDED finds them
+ * there by soname. */
+static void *load_copy(const char *path, unsigned long long *seed, struct loading *l, int *fd_out)
+{
+  static char deps[MAX_PRELOAD][4096];
+  char name[64], why[200];
+  void *h = 0, *preloaded[MAX_PRELOAD];
+  unsigned char *image;
+  size_t image_size = 0;
+  const char *error;
+  long namespace = -1;
+  int fd, ndeps, npreloaded;
+
+  if (!(image = read_all(path, &image_size, l->why, sizeof l->why))) return 0;
+  if ((ndeps = origin_dependencies(path, image, image_size, deps, why, sizeof why)) < 0) {
+    snprintf(l->why, sizeof l->why, "its dependencies are unknown: %.160s", why);
+    free(image);
+    return 0;
+  }
+  if ((fd = fresh_copy(image, image_size, name, sizeof name, seed, l)) < 0) {
+    free(image);
+    return 0;
+  }
+  npreloaded = preload(deps, ndeps, preloaded, &namespace, l);
+  if (npreloaded == ndeps) {
+    dlerror();
+    /* the first object loaded into a namespace is its global scope,
+     * which lookups try first: here that is a dependency, which would
+     * then come before the copy's own definitions; RTLD_DEEPBIND has
+     * the copy look in its own scope first (itself, then its
+     * dependencies), the order a build loaded first has */
+    h = open_in(namespace, name, RTLD_NOW | RTLD_LOCAL
+#if defined(RTLD_DEEPBIND)
+                                     | (npreloaded ? RTLD_DEEPBIND : 0)
+#endif
+    );
+    if (!h) {
+      error = dlerror();
+      snprintf(l->why, sizeof l->why, "the loader refused its copy: %s", error ? error : "(no reason given)");
+    }
+  }
+  if (h) {
+    l->copied = 1;
+  } else {
+    close(fd), fd = -1;
+    l->offset = -1;
+    while (npreloaded > 0) dlclose(preloaded[--npreloaded]);
+  }
+  free(image);
+  *fd_out = fd;
+  return h;
+}
+
 /* Loads one build in a namespace of its own, or ends the execution with
  * a message; *fd is its copy's descriptor (or -1), to be closed once both
  * are loaded: a descriptor closed at once would give the other build's
@@ -303,80 +392,22 @@ static void *open_in(long namespace, const char *file, int flags)
  * dlopen() would take that name for the build already loaded.
  *
  * A copy is loaded where one can be made and the loader takes it; else
- * the file itself, and its "placement" line says why.  A build that
- * finds its own libraries through $ORIGIN has them loaded first, from
- * its file's directory, into the namespace its copy then goes into: the
- * copy's DT_NEEDED finds them there by soname. */
+ * the file itself, and its "placement" line says why. */
 void *load_build(const char *label, const char *path, int copy, int *fd_out, unsigned long long *seed)
 {
-  static char deps[MAX_PRELOAD][4096];
-  char name[64], bare[4096 + 3], why[200];
-  void *h = 0, *preloaded[MAX_PRELOAD];
+  char bare[4096 + 3];
   struct loading l;
-  unsigned char *image = 0;
-  size_t image_size = 0;
   const char *error;
-  long namespace = -1;
-  int fd = -1, i, ndeps = 0, npreloaded = 0;
+  void *h = 0;
 
   memset(&l, 0, sizeof l);
   l.offset = -1;
+  *fd_out = -1;
   say("step load %s", label);
   if (!copy)
     snprintf(l.why, sizeof l.why, "--no-copy");
-  else if (!(image = read_all(path, &image_size, l.why, sizeof l.why)))
-    ;
-  else if ((ndeps = origin_dependencies(path, image, image_size, deps, why, sizeof why)) < 0)
-    snprintf(l.why, sizeof l.why, "its dependencies are unknown: %.160s", why);
-  else if ((fd = fresh_copy(image, image_size, name, sizeof name, seed, &l)) >= 0) {
-    for (i = 0; i < ndeps; i++) {
-      dlerror();
-      if (!(preloaded[npreloaded] = open_in(namespace, deps[i], RTLD_NOW | RTLD_LOCAL))) {
-        error = dlerror();
-        snprintf(l.why, sizeof l.why, "its dependency %s, found through $ORIGIN, did not load beside its copy: %s",
-                 deps[i], error ? error : "(no reason given)");
-        break;
-      }
-#if defined(LM_ID_NEWLM)
-      if (namespace < 0) {
-        Lmid_t id;
-        if (dlinfo(preloaded[npreloaded], RTLD_DI_LMID, &id) != 0) {
-          dlclose(preloaded[npreloaded]);
-          snprintf(l.why, sizeof l.why, "its dependency %s: no namespace", deps[i]);
-          break;
-        }
-        namespace = (long)id;
-      }
-#endif
-      npreloaded++;
-    }
-    if (npreloaded == ndeps) {
-      dlerror();
-      /* the first object loaded into a namespace is its global scope,
-       * which lookups try first: here that is a dependency, which would
-       * then come before the copy's own definitions; RTLD_DEEPBIND has
-       * the copy look in its own scope first (itself, then its
-       * dependencies), the order a build loaded first has */
-      h = open_in(namespace, name, RTLD_NOW | RTLD_LOCAL
-#if defined(RTLD_DEEPBIND)
-                                       | (npreloaded ? RTLD_DEEPBIND : 0)
-#endif
-      );
-      if (!h) {
-        error = dlerror();
-        snprintf(l.why, sizeof l.why, "the loader refused its copy: %s", error ? error : "(no reason given)");
-      }
-    }
-    if (h) {
-      l.copied = 1;
-    } else {
-      close(fd), fd = -1;
-      l.offset = -1;
-      while (npreloaded > 0) dlclose(preloaded[--npreloaded]);
-    }
-  }
-  free(image);
-  *fd_out = fd;
+  else
+    h = load_copy(path, seed, &l, fd_out);
   if (!h) {
     dlerror();
     h = open_in(-1, as_path(path, bare, sizeof bare), RTLD_NOW | RTLD_LOCAL);
