@@ -31,6 +31,11 @@
 
 /* ---- what the executions report ---- */
 
+/* How a build was loaded when its code was not moved, as a "placement"
+ * line says it (load.c) and the report reads it (report.c). */
+#define PLACEMENT_COPIED "copied, not moved"
+#define PLACEMENT_FILE "loaded as it is"
+
 struct measured {    /* one symbol in one execution */
   double ratio;      /* NEW/OLD; NaN when OLD measures nothing */
   double a, b;       /* cycles per call */

@@ -175,6 +175,8 @@ int catch_signals(void)
   return 0;
 }
 
+/* ---- one execution: started, its report read, its end judged ---- */
+
 static const char *signal_text(int sig)
 {
   const char *s = strsignal(sig);

@@ -422,7 +422,7 @@ void *load_build(const char *label, const char *path, int copy, int *fd_out, uns
   if (l.offset >= 0)
     say("placement %s %ld %lu", label, l.offset, l.step);
   else
-    say("placement %s - %s: %s", label, l.copied ? "copied, not moved" : "loaded as it is", l.why);
+    say("placement %s - %s: %s", label, l.copied ? PLACEMENT_COPIED : PLACEMENT_FILE, l.why);
   return h;
 }
 

@@ -25,8 +25,8 @@ static const char *verdict_word(int verdict)
  * MOVED (a copy, its code moved), COPIED (a copy as it is), FILE (the
  * file itself); *why says why not moved or not copied. */
 enum { MOVED, COPIED, FILE_ITSELF };
-#define SAID_COPIED "copied, not moved: "
-#define SAID_FILE "loaded as it is: "
+#define SAID_COPIED PLACEMENT_COPIED ": "
+#define SAID_FILE PLACEMENT_FILE ": "
 static int loaded_how(const struct outcome *run, int j, const char **why)
 {
   const char *w = run->why[j];
