@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* compare-moved.c - a shared object tests/t-compare-tool.sh hands to
  * cpucycles-compare to see its copies moved within their pages
- * (src/tools/elf-shift.c) and still right: benchmark() checks, through
- * every kind of address the move must carry, that each still leads where
- * it did, and calls abort() if one does not (the tool then reports the
- * execution killed by SIGABRT):
+ * (src/tools/compare/elf-shift.c) and still right: benchmark() checks,
+ * through every kind of address the move must carry, that each still
+ * leads where it did, and calls abort() if one does not (the tool then
+ * reports the execution killed by SIGABRT):
  *   - pointers in data to data, to a function and to strings (RELATIVE
  *     relocations), an exported array reached through the GOT;
  *   - thread-local variables, the object's own and exported (TLS

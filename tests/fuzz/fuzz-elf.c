@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz-elf - libFuzzer harness for the ELF rewriting cpucycles-compare
- * applies to the shared objects it is given (src/tools/elf-shift.c: their
+ * applies to the shared objects it is given (src/tools/compare/elf-shift.c: their
  * code moved within its pages).  Build and run: tests/fuzz/run.sh (its
  * seed, a shared object, is linked there).
  *
@@ -14,7 +14,7 @@
  * dependencies and search path of a build read from its file): it
  * refuses with such a reason, or each string it gives lies in the input,
  * ended there. */
-#include "elf-shift.c"
+#include "compare/elf-shift.c"
 
 static void check_reason(const char *why)
 {

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/* compare-tool.h - what the parts of cpucycles-compare share: its limits,
+ * the options, what an execution reports and what the executions combine
+ * into, and each part's entry points.  src/tools/cpucycles-compare.c says
+ * how the parts fit. */
+#ifndef CPUCYCLES_COMPARE_TOOL_H
+#define CPUCYCLES_COMPARE_TOOL_H
+#include <stddef.h>
+#include <stdio.h>
+#include <time.h>
+
+#define PROGRAM "cpucycles-compare"
+#define INTERNAL "--cpucycles-compare-execution" /* the executions' mode */
+#define MAX_SYMBOLS 64
+#define MAX_EXECUTIONS 1000
+#define PAD_VARIABLE "CPUCYCLES_COMPARE_PAD"
+#define PAD_MAX 4096   /* bytes of environment padding, at most */
+#define STACK_MAX 4096 /* bytes of stack taken before measuring, at most */
+#define SYMBOL_MAX 1024 /* bytes of a --symbol name: a line of the report holds it */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+/* a line of an execution's report: a path (PATH_MAX), a symbol and words */
+#define LINE_MAX_ 8192
+/* cpucycles-bench.h: a comparison whose time decides keeps at least 200
+ * pairs; one with a count asked for takes at least 100 (2 blocks) */
+#define HARNESS_MIN_PAIRS 200
+#define HARNESS_FEWEST_PAIRS 100
+/* calls the harness makes before its pairs, in pairs of calls: 8 pairs to
+ * warm up, and choosing the calls per run times up to 8 runs of each */
+#define SETUP_PAIRS 16
+
+/* ---- what the executions report ---- */
+
+/* How a build was loaded when its code was not moved, as a "placement"
+ * line says it (load.c) and the report reads it (report.c). */
+#define PLACEMENT_COPIED "copied, not moved"
+#define PLACEMENT_FILE "loaded as it is"
+
+struct measured {    /* one symbol in one execution */
+  double ratio;      /* NEW/OLD; NaN when OLD measures nothing */
+  double a, b;       /* cycles per call */
+  double difference, difference_error;
+  long long pairs, disturbed;
+  unsigned int flags;
+  double pair_seconds; /* a pair's, when its pairs were counted (slow calls); else 0 */
+};
+
+struct options {
+  const char *old_path, *new_path;
+  const char *symbols[MAX_SYMBOLS];
+  int nsymbols;
+  long executions;
+  double seconds, tolerance, timeout;
+  int json, progress, copy;
+};
+
+static inline const char *build_path(const struct options *o, int new)
+{
+  return new ? o->new_path : o->old_path;
+}
+
+/* One execution, as the parent took it from its report. */
+struct outcome {
+  struct measured *m; /* [symbol] of this execution */
+  int got;            /* results received */
+  long offset[2];     /* OLD's and NEW's code offset within its pages, or -1 */
+  unsigned long step[2]; /* the steps those offsets were drawn in */
+  char why[2][200];   /* why not moved, when -1 */
+};
+
+/* One symbol, its executions combined (combine.c). */
+struct row {
+  const char *symbol;
+  double ratio, low, high; /* NEW/OLD and its 99% interval; NaN without a ratio */
+  double old_cycles, new_cycles; /* means over the executions */
+  double difference, difference_low, difference_high; /* cycles per call */
+  double placement_sd;    /* between executions beyond the noise within
+                             them: relative (0.001 is 0.1%) */
+  double placement_share; /* of the variance between executions */
+  double within_sd;       /* the noise within an execution, relative */
+  int verdict;            /* CPUCYCLES_COMPARE_* */
+  int beyond;             /* slower beyond the tolerance: exit 1 */
+  long long pairs;        /* kept, in the execution that kept the fewest */
+  double pair_seconds;    /* the slowest pair of calls, where the pairs were
+                             counted (too slow for 200 in --seconds); else 0 */
+};
+
+/* This program's own file, which the executions run (driver.c). */
+struct self {
+  char path[4096];   /* this program */
+  char loader[4096]; /* the dynamic loader it was started through by name, or "" */
+};
+
+/* How a path or name is printed: control bytes as '?' (a newline would
+ * cut a report line or a message, an escape sequence reach a terminal). */
+static inline char clean_char(char c) { return (unsigned char)c < 0x20 || c == 0x7f ? '?' : c; }
+
+/* seconds on the monotonic clock */
+static inline double now(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* ---- execution.c: the internal mode, one execution ---- */
+
+/* argv: INTERNAL fd index stack copy seconds old new symbol...; the exit
+ * status */
+int execution(int argc, char **argv);
+/* A line of the execution's report to the parent (cleaned). */
+void say(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- load.c: the builds' files, and loading them ---- */
+
+/* In the parent: 0 when the file is loadable in principle, else 2 with a
+ * message. */
+int check_file(const char *label, const char *path);
+/* In an execution: the build loaded, or the execution ended with a
+ * message; *fd_out is its copy's descriptor or -1, to be closed once both
+ * are loaded. */
+void *load_build(const char *label, const char *path, int copy, int *fd_out, unsigned long long *seed);
+/* Whether p, which dlsym() found for handle, is the build's own. */
+int defined_by(void *handle, void *p, const char **elsewhere);
+
+/* ---- driver.c: the parent's side ---- */
+
+int find_self(const char *argv0, struct self *self, char *why, size_t size);
+/* 0, or -1 with errno */
+int catch_signals(void);
+/* Every execution in turn, runs[e] filled: 0, or 2 with a message. */
+int run_executions(const struct options *o, const struct self *self, struct outcome *runs);
+
+/* ---- combine.c ---- */
+
+void combine(const struct options *o, struct outcome *runs, int s, struct row *r, double *x);
+
+/* ---- report.c: what the tool prints ---- */
+
+void print_text(const struct options *o, const struct row *rows, const struct outcome *runs);
+void print_json(const struct options *o, const struct row *rows, struct outcome *runs, int status);
+/* a printable form of a path or name: control bytes as '?' */
+void put_clean(FILE *f, const char *s);
+/* A message on stderr, its paths and names cleaned as the output's are. */
+void complain(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
