@@ -62,7 +62,23 @@ extern "C" {
  * the null overhead) span 64 steps and 8 null overheads; the null
  * benchmark is then k calls of an empty function, and every figure is
  * divided by k (result->calls).  CPUCYCLES_BENCH_BELOW_RESOLUTION says
- * when a run is still too short to trust (k is at most 65536).  k calls
+ * when a run is still too short to trust (k is at most 65536).
+ *
+ * Where fn lies: what a call costs depends on where its target is (on
+ * recent Intel cores a call from the harness, in its library, to a
+ * function in the executable, in another 4 GiB region, costs about 2
+ * cycles more than one to the library's own empty function).  So the null
+ * benchmark calls empty functions placed beside fn: a page of code the
+ * harness maps next to fn's (x86 and arm64 Linux), with an empty function
+ * at fn's offset within its page, whose overhead is subtracted, and two at
+ * other offsets; their spread is the subtraction's uncertainty.
+ * CPUCYCLES_BENCH_NULL_PLACEMENT says when that uncertainty matters (over
+ * half a cycle a call, and over 1/20 of the figure), or when no page
+ * could be mapped beside fn (a system that refuses executable memory)
+ * and fn lies in another 4 GiB region than the library: the figure per
+ * call may be off by a few cycles.  Then measure more work per call (a
+ * loop of the tiny operation inside fn), or compare fn against an empty
+ * function of your own beside it with cpucycles_bench_compare().  k calls
  * in a row overlap in the core (out of order, the next call starts before
  * the last one's work is done): a batched figure is fn's throughput, the
  * cycles a call adds to a stream of them, not its latency; a dependent
@@ -166,6 +182,15 @@ struct cpucycles_bench_result {
                                            the frequency's source and the
                                            host are unknown, the reads
                                            unfenced */
+#define CPUCYCLES_BENCH_NULL_PLACEMENT 0x2000u /* the null overhead was
+                                           not measured where fn lies,
+                                           or empty functions placed
+                                           there cost different amounts
+                                           (by over 0.5 cycles a call)
+                                           and the figure per call is
+                                           under 20 times that spread:
+                                           it may be off by that much
+                                           ("Where fn lies" above) */
 
 /* Measures fn(arg) as described above; options may be 0 (defaults).
  * Returns 0 with result filled; -1 with errno EINVAL (fn or result 0,

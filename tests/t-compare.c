@@ -152,7 +152,7 @@ static long long fake_end(unsigned long long *cpu)
   return fake_now += FAKE_READ;
 }
 static long long fake_count_switches(void) { return fake_switches; }
-static const struct cpucycles_bench_clock fake = {fake_start, fake_end, fake_count_switches, 0};
+static const struct cpucycles_bench_clock fake = {fake_start, fake_end, fake_count_switches, 0, 0};
 
 /* Which ran just before: 'a' or 'b'; an order is counted at each change. */
 static void step(long long cost, char who)
@@ -170,7 +170,7 @@ static void fake_a(void *arg) { (void)arg, step(100, 'a'); }
 static void fake_b(void *arg) { (void)arg, step(101, 'b'); }
 static void fake_still(void *arg) { (void)arg; }
 
-static const struct cpucycles_bench_clock still = {fake_start, fake_start, fake_count_switches, 0};
+static const struct cpucycles_bench_clock still = {fake_start, fake_start, fake_count_switches, 0, 0};
 
 /* Options that can never give a result, or overflow the counter's ticks,
  * are EINVAL at once, on the fake counter at 10^9 ticks a second; the

@@ -130,6 +130,7 @@ const char *cpucycles_bench_flag_name(unsigned int flag)
   case CPUCYCLES_BENCH_TSC_NOT_INVARIANT: return "tsc-not-invariant";
   case CPUCYCLES_BENCH_BELOW_RESOLUTION: return "below-resolution";
   case CPUCYCLES_BENCH_OTHER_LIBRARY: return "other-library";
+  case CPUCYCLES_BENCH_NULL_PLACEMENT: return "null-placement";
   default: return 0;
   }
 }

@@ -22,6 +22,11 @@ typedef char cpucycles_null_runs_fit[NULL_RUNS <= CPUCYCLES_BENCH_SCRATCH ? 1 : 
 #define CALLS_TRIES 8
 #define CALLS_MAX 65536
 #define RESOLUTION_STEPS 8      /* a run under 8 steps: BELOW_RESOLUTION */
+/* NULL_PLACEMENT: empty functions placed beside fn cost different amounts
+ * by over half a cycle per call, and fn's figure per call is under 20
+ * times that spread (the subtraction may be off by over 5% of it). */
+#define PLACEMENT_CYCLES 0.5
+#define PLACEMENT_SHARE 20
 
 /* The kept runs in run order: all of them while they fit, then every
  * stride-th (the stride doubles each time the buffer fills up).  min, max
@@ -92,7 +97,7 @@ static long long timed_run(const struct cpucycles_bench_clock *c, void (*fn)(voi
  * previous batch's fastest run; the first batch is a single run. */
 static void run(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
                 long long calls, long long runs, long long overhead, long long switch_cost,
-                struct kept *k, struct kept *nk, struct tally *t)
+                struct kept *k, void (*null)(void *), struct kept *nk, struct tally *t)
 {
   long long ticks[BATCH_MAX], null_ticks[BATCH_MAX], batch = 1, b, i, before, after, fastest;
   unsigned char moved[BATCH_MAX], null_moved = 0;
@@ -101,9 +106,9 @@ static void run(const struct cpucycles_bench_clock *c, void (*fn)(void *), void 
     b = runs < batch ? runs : batch;
     before = c->switches();
     for (i = 0; i < b; i++) {
-      if (nk && (i & 1)) null_ticks[i] = timed_run(c, null_function, 0, calls, &null_moved);
+      if (nk && (i & 1)) null_ticks[i] = timed_run(c, null, 0, calls, &null_moved);
       ticks[i] = timed_run(c, fn, arg, calls, &moved[i]);
-      if (nk && !(i & 1)) null_ticks[i] = timed_run(c, null_function, 0, calls, &null_moved);
+      if (nk && !(i & 1)) null_ticks[i] = timed_run(c, null, 0, calls, &null_moved);
       moved[i] |= null_moved;
     }
     after = c->switches();
@@ -193,6 +198,7 @@ void cpucycles_bench_scratch_free(long long *scratch)
 int cpucycles_bench_take(struct cpucycles_bench_hold *h, int pin)
 {
   h->pin.active = 0;
+  h->nulls.n = 0, h->nulls.page = 0;
   if (!(h->scratch = cpucycles_bench_scratch())) return -1;
   if (pin) cpucycles_bench_pin_here(&h->pin);
   return 0;
@@ -202,7 +208,8 @@ void cpucycles_bench_release(struct cpucycles_bench_hold *h)
 {
   cpucycles_bench_unpin(&h->pin);
   cpucycles_bench_scratch_free(h->scratch);
-  h->pin.active = 0, h->scratch = 0;
+  if (h->nulls.page) munmap(h->nulls.page, 4096);
+  h->pin.active = 0, h->scratch = 0, h->nulls.page = 0, h->nulls.n = 0;
 }
 
 void cpucycles_bench_release_arg(void *h) { cpucycles_bench_release(h); }
@@ -213,11 +220,19 @@ void cpucycles_bench_release_arg(void *h) { cpucycles_bench_release(h); }
 long long cpucycles_bench_null_overhead(const struct cpucycles_bench_clock *c, long long calls,
                                         long long switch_cost, long long *scratch)
 {
+  return cpucycles_bench_null_overhead_of(c, null_function, calls, switch_cost, scratch);
+}
+
+/* The same with another empty function, null. */
+long long cpucycles_bench_null_overhead_of(const struct cpucycles_bench_clock *c,
+                                           void (*null)(void *), long long calls,
+                                           long long switch_cost, long long *scratch)
+{
   struct kept kn;
   struct tally ignored = {0, 0, 0};
   struct cpucycles_bench_result stats;
   kept_init(&kn, scratch, NULL_RUNS);
-  run(c, null_function, 0, calls, NULL_RUNS, 0, switch_cost, &kn, 0, &ignored);
+  run(c, null, 0, calls, NULL_RUNS, 0, switch_cost, &kn, 0, 0, &ignored);
   stats.flags = 0;
   if (kn.n == 0 || cpucycles_bench_statistics(kn.buf, kn.n, 0, &stats) != 0) return -1;
   return (long long)(stats.median + (stats.median < 0 ? -0.5 : 0.5));
@@ -279,7 +294,7 @@ static long long interleaved_overhead(struct kept *nk)
  * caller's samples and every figure agree). */
 static int measured_runs(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
                          long long calls, long long iterations, long long *samples,
-                         long long *scratch, long long switch_cost,
+                         long long *scratch, long long switch_cost, void (*null)(void *),
                          struct cpucycles_bench_result *r)
 {
   struct tally t = {0, 0, 0};
@@ -290,7 +305,7 @@ static int measured_runs(const struct cpucycles_bench_clock *c, void (*fn)(void 
   if (samples) kept_init(&k, samples, iterations);
   else kept_init(&k, scratch, CPUCYCLES_BENCH_RESERVOIR);
   kept_init(&nk, scratch + CPUCYCLES_BENCH_RESERVOIR, CPUCYCLES_BENCH_RESERVOIR);
-  run(c, fn, arg, calls, iterations, r->overhead, switch_cost, &k, subtracted ? &nk : 0, &t);
+  run(c, fn, arg, calls, iterations, r->overhead, switch_cost, &k, null, subtracted ? &nk : 0, &t);
   r->flags |= t.flags;
   r->disturbed = t.disturbed;
   r->runs_per_switch_check = t.batch_max;
@@ -312,10 +327,69 @@ static int measured_runs(const struct cpucycles_bench_clock *c, void (*fn)(void 
   return 0;
 }
 
+/* Whether fn and the library's empty function lie in different 4 GiB
+ * regions (where a call costs differently on recent Intel cores). */
+static int far_from_library(void (*fn)(void *))
+{
+  unsigned long long here = (unsigned long long)(size_t)empty_function;
+  return ((here ^ (unsigned long long)(size_t)fn) >> 16 >> 16) != 0;
+}
+
+/* The null benchmark at fn's place: the null overhead of calls calls of
+ * each empty function placed beside fn (nulls), the one at fn's offset
+ * subtracted, the spread among them, per run, into *spread; or the
+ * library's own empty function's where none could be placed (*spread then
+ * -1 when fn lies far from it: unknown).  The placed ones take turns, in
+ * rounds of NULL_RUNS / NULL_ROUNDS runs, so that a machine whose speed
+ * changes moves them alike rather than spreading them. */
+#define NULL_ROUNDS 8
+typedef char cpucycles_placed_fit[CPUCYCLES_BENCH_PLACED * NULL_RUNS <= CPUCYCLES_BENCH_SCRATCH ? 1 : -1];
+static long long placed_overhead(const struct cpucycles_bench_clock *c, void (*fn)(void *),
+                                 const struct cpucycles_bench_nulls *nulls, long long calls,
+                                 long long switch_cost, long long *scratch, long long *spread)
+{
+  struct kept kn[CPUCYCLES_BENCH_PLACED];
+  struct tally ignored = {0, 0, 0};
+  struct cpucycles_bench_result stats;
+  long long first = -1, low = 0, high = 0, o;
+  int i, round, seen = 0;
+  *spread = 0;
+  if (nulls->n == 0) {
+    if (far_from_library(fn)) *spread = -1;
+    return cpucycles_bench_null_overhead(c, calls, switch_cost, scratch);
+  }
+  for (i = 0; i < nulls->n; i++) kept_init(&kn[i], scratch + i * NULL_RUNS, NULL_RUNS);
+  for (round = 0; round < NULL_ROUNDS; round++)
+    for (i = 0; i < nulls->n; i++)
+      run(c, nulls->fn[i], 0, calls, NULL_RUNS / NULL_ROUNDS, 0, switch_cost, &kn[i], 0, 0, &ignored);
+  for (i = 0; i < nulls->n; i++) {
+    stats.flags = 0;
+    if (kn[i].n == 0 || cpucycles_bench_statistics(kn[i].buf, kn[i].n, 0, &stats) != 0) continue;
+    o = (long long)(stats.median + (stats.median < 0 ? -0.5 : 0.5));
+    if (i == 0) first = o;
+    if (!seen++ || o < low) low = o;
+    if (seen == 1 || o > high) high = o;
+  }
+  *spread = first < 0 ? -1 : high - low;
+  return first;
+}
+
+/* Whether a figure of median per call, after subtracting a null overhead
+ * uncertain by spread per run of calls calls (-1: unknown), is within
+ * what that uncertainty allows (see CPUCYCLES_BENCH_NULL_PLACEMENT). */
+int cpucycles_bench_null_placement(double median, long long spread, long long calls)
+{
+  double per_call = (double)spread / (double)calls;
+  if (spread < 0) return 1;
+  if (median < 0) median = -median;
+  return per_call > PLACEMENT_CYCLES && median < PLACEMENT_SHARE * per_call;
+}
+
 /* cpucycles_bench()'s work once its memory is held (and the thread
  * pinned): 0, or an errno value. */
 static int measure(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
                    const struct cpucycles_bench_options *o, long long *scratch,
+                   const struct cpucycles_bench_nulls *nulls, long long *spread,
                    struct cpucycles_bench_result *r)
 {
   long long warm_ups = o && o->warm_ups ? o->warm_ups : DEFAULT_WARM_UPS;
@@ -332,15 +406,17 @@ static int measure(const struct cpucycles_bench_clock *c, void (*fn)(void *), vo
     calls = cpucycles_bench_choose_calls(c, fn, arg, r->precision, overhead > 0 ? overhead : 0);
   }
   r->calls = calls;
-  /* the null benchmark: nothing between the reads but the calls */
-  overhead = cpucycles_bench_null_overhead(c, calls, switch_cost, scratch);
+  /* the null benchmark: nothing between the reads but the calls, of an
+   * empty function where fn lies */
+  overhead = placed_overhead(c, fn, nulls, calls, switch_cost, scratch, spread);
   if (overhead != -1 && !(o && o->keep_overhead)) {
     r->overhead = overhead;
     r->flags |= CPUCYCLES_BENCH_SUBTRACTED;
   }
 
-  if (warm_ups > 0) run(c, fn, arg, calls, warm_ups, 0, switch_cost, 0, 0, &ignored);
-  return measured_runs(c, fn, arg, calls, iterations, o ? o->samples : 0, scratch, switch_cost, r)
+  if (warm_ups > 0) run(c, fn, arg, calls, warm_ups, 0, switch_cost, 0, 0, 0, &ignored);
+  return measured_runs(c, fn, arg, calls, iterations, o ? o->samples : 0, scratch, switch_cost,
+                       nulls->n ? nulls->fn[0] : null_function, r)
              ? EAGAIN
              : 0;
 }
@@ -351,6 +427,7 @@ int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void 
 {
   long long iterations = o && o->iterations ? o->iterations : DEFAULT_ITERATIONS;
   struct cpucycles_bench_hold hold CPUCYCLES_BENCH_HELD = {0};
+  long long spread = 0;
   int saved_errno = errno, rc;
 
   /* samples has room for iterations: they must be given with it */
@@ -367,7 +444,8 @@ int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void 
   if (hold.pin.active) r->flags |= CPUCYCLES_BENCH_PINNED;
   /* (bench.h, "What a call holds") */
   pthread_cleanup_push(cpucycles_bench_release_arg, &hold);
-  rc = measure(c, fn, arg, o, hold.scratch, r);
+  if (c->place_nulls) c->place_nulls(fn, &hold.nulls);
+  rc = measure(c, fn, arg, o, hold.scratch, &hold.nulls, &spread, r);
   pthread_cleanup_pop(1);
   if (rc != 0) {
     errno = rc;
@@ -376,6 +454,9 @@ int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void 
   if (cpucycles_bench_below_resolution(r->median, r->min, r->precision))
     r->flags |= CPUCYCLES_BENCH_BELOW_RESOLUTION;
   per_call(r, r->calls);
+  if ((r->flags & CPUCYCLES_BENCH_SUBTRACTED) &&
+      cpucycles_bench_null_placement(r->median, spread, r->calls))
+    r->flags |= CPUCYCLES_BENCH_NULL_PLACEMENT;
   errno = saved_errno;
   return 0;
 }
