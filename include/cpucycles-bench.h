@@ -191,6 +191,13 @@ struct cpucycles_bench_result {
                                            under 20 times that spread:
                                            it may be off by that much
                                            ("Where fn lies" above) */
+#define CPUCYCLES_BENCH_PLACEMENT_NOT_COVERED 0x4000u /* a comparison in one
+                                           process: its interval covers
+                                           this process's placement of
+                                           the code only (see "What the
+                                           interval covers" below);
+                                           cpucycles-compare covers
+                                           placement across processes */
 
 /* Measures fn(arg) as described above; options may be 0 (defaults).
  * Returns 0 with result filled; -1 with errno EINVAL (fn or result 0,
@@ -248,7 +255,8 @@ CPUCYCLES_API const char *cpucycles_bench_flag_name(unsigned int flag);
  * cpucycles_bench()'s); not for signal handlers; thread-safe.
  *
  * What the interval covers: this process only, the code where it lies
- * now.  Where a function is placed (the addresses ASLR chose, the
+ * now (every result has CPUCYCLES_BENCH_PLACEMENT_NOT_COVERED, and its
+ * JSON and CSV say so in words beside the verdict, "verdict_covers").  Where a function is placed (the addresses ASLR chose, the
  * physical pages, the stack's offset: how predictors and caches alias)
  * moves it by about 0.1% from one process to the next, far beyond this
  * interval's width, so a byte-identical copy of A loaded at another
