@@ -63,26 +63,33 @@ extern "C" {
  * benchmark is then k calls of an empty function, and every figure is
  * divided by k (result->calls).  CPUCYCLES_BENCH_BELOW_RESOLUTION says
  * when a run is still too short to trust (k is at most 65536).
- *
- * Where fn lies: what a call costs depends on where its target is (on
- * recent Intel cores a call from the harness, in its library, to a
- * function in the executable, in another 4 GiB region, costs about 2
- * cycles more than one to the library's own empty function).  So the null
- * benchmark calls empty functions placed beside fn: a page of code the
- * harness maps next to fn's (x86 and arm64 Linux), with an empty function
- * at fn's offset within its page, whose overhead is subtracted, and two at
- * other offsets; their spread is the subtraction's uncertainty.
- * CPUCYCLES_BENCH_NULL_PLACEMENT says when that uncertainty matters (over
- * half a cycle a call, and over 1/20 of the figure), or when no page
- * could be mapped beside fn (a system that refuses executable memory)
- * and fn lies in another 4 GiB region than the library: the figure per
- * call may be off by a few cycles.  Then measure more work per call (a
- * loop of the tiny operation inside fn), or compare fn against an empty
- * function of your own beside it with cpucycles_bench_compare().  k calls
+ k calls
  * in a row overlap in the core (out of order, the next call starts before
  * the last one's work is done): a batched figure is fn's throughput, the
  * cycles a call adds to a stream of them, not its latency; a dependent
  * chain through fn's argument or a call of one (calls 1) measures that.
+ *
+ * Where fn lies: what a call costs depends on where its target is (on
+ * recent Intel cores a call from the harness, in its library, to a
+ * function in the executable, in another 4 GiB region, costs about 2
+ * cycles more than one to the library's own empty function), and a
+ * function that does work hides some or all of that (the core works on
+ * while the front end catches up), so no empty function measures what the
+ * calls of fn cost around its work.  The null benchmark is the library's
+ * own empty function; beside it the harness measures empty functions it
+ * places beside fn (a page of code mapped next to fn's, on x86 and arm64
+ * Linux: one at fn's offset within its page, two at others), and the
+ * spread among them all is the subtraction's uncertainty.
+ * CPUCYCLES_BENCH_NULL_PLACEMENT says when it matters: over half a cycle
+ * a call, and over 1/20 of the figure; or unknown (no page could be mapped
+ * beside fn, on a system that refuses executable memory, and fn lies in
+ * another 4 GiB region than the library).  The figure per call may then be
+ * off by that spread.  To measure such a function, call it from code of
+ * your own beside it: a loop in the same file that calls it k times
+ * (through a volatile pointer, so that the compiler calls it as yours
+ * would), compared by cpucycles_bench_compare() with the same loop calling
+ * an empty function of that file (the difference over k is fn's); or give
+ * each call more work (a loop of the tiny operation inside fn).
  *
  * Memory: nothing comes from malloc().  With options->samples (room for
  * options->iterations long longs, which must then be given), every kept
@@ -182,15 +189,15 @@ struct cpucycles_bench_result {
                                            the frequency's source and the
                                            host are unknown, the reads
                                            unfenced */
-#define CPUCYCLES_BENCH_NULL_PLACEMENT 0x2000u /* the null overhead was
-                                           not measured where fn lies,
-                                           or empty functions placed
-                                           there cost different amounts
-                                           (by over 0.5 cycles a call)
-                                           and the figure per call is
-                                           under 20 times that spread:
-                                           it may be off by that much
-                                           ("Where fn lies" above) */
+#define CPUCYCLES_BENCH_NULL_PLACEMENT 0x2000u /* empty functions beside fn
+                                           and the library's cost
+                                           different amounts (by over
+                                           0.5 cycles a call), and the
+                                           figure per call is under 20
+                                           times that spread, or none
+                                           could be placed beside a far
+                                           fn: it may be off by that
+                                           much ("Where fn lies" above) */
 #define CPUCYCLES_BENCH_PLACEMENT_NOT_COVERED 0x4000u /* a comparison in one
                                            process: its interval covers
                                            this process's placement of

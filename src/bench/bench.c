@@ -22,9 +22,10 @@ typedef char cpucycles_null_runs_fit[NULL_RUNS <= CPUCYCLES_BENCH_SCRATCH ? 1 : 
 #define CALLS_TRIES 8
 #define CALLS_MAX 65536
 #define RESOLUTION_STEPS 8      /* a run under 8 steps: BELOW_RESOLUTION */
-/* NULL_PLACEMENT: empty functions placed beside fn cost different amounts
- * by over half a cycle per call, and fn's figure per call is under 20
- * times that spread (the subtraction may be off by over 5% of it). */
+/* NULL_PLACEMENT: the library's empty function and those placed beside fn
+ * cost different amounts, by over half a cycle per call, and fn's figure
+ * per call is under 20 times that spread (the subtraction may be off by
+ * over 5% of it). */
 #define PLACEMENT_CYCLES 0.5
 #define PLACEMENT_SHARE 20
 
@@ -294,7 +295,7 @@ static long long interleaved_overhead(struct kept *nk)
  * caller's samples and every figure agree). */
 static int measured_runs(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
                          long long calls, long long iterations, long long *samples,
-                         long long *scratch, long long switch_cost, void (*null)(void *),
+                         long long *scratch, long long switch_cost,
                          struct cpucycles_bench_result *r)
 {
   struct tally t = {0, 0, 0};
@@ -305,7 +306,8 @@ static int measured_runs(const struct cpucycles_bench_clock *c, void (*fn)(void 
   if (samples) kept_init(&k, samples, iterations);
   else kept_init(&k, scratch, CPUCYCLES_BENCH_RESERVOIR);
   kept_init(&nk, scratch + CPUCYCLES_BENCH_RESERVOIR, CPUCYCLES_BENCH_RESERVOIR);
-  run(c, fn, arg, calls, iterations, r->overhead, switch_cost, &k, null, subtracted ? &nk : 0, &t);
+  run(c, fn, arg, calls, iterations, r->overhead, switch_cost, &k, null_function,
+      subtracted ? &nk : 0, &t);
   r->flags |= t.flags;
   r->disturbed = t.disturbed;
   r->runs_per_switch_check = t.batch_max;
@@ -335,43 +337,49 @@ static int far_from_library(void (*fn)(void *))
   return ((here ^ (unsigned long long)(size_t)fn) >> 16 >> 16) != 0;
 }
 
-/* The null benchmark at fn's place: the null overhead of calls calls of
- * each empty function placed beside fn (nulls), the one at fn's offset
- * subtracted, the spread among them, per run, into *spread; or the
- * library's own empty function's where none could be placed (*spread then
- * -1 when fn lies far from it: unknown).  The placed ones take turns, in
- * rounds of NULL_RUNS / NULL_ROUNDS runs, so that a machine whose speed
- * changes moves them alike rather than spreading them. */
+/* The null benchmark, and how much it depends on where the empty function
+ * lies: the null overhead of calls calls of the library's own empty
+ * function (returned: a function that does work hides some of what a call
+ * to a far place costs, so no other empty function is nearer fn's truth),
+ * and into *spread the difference between the dearest and the cheapest of
+ * it and the empty functions placed beside fn (nulls), per run; -1 when
+ * none could be placed and fn lies far from the library (unknown).  They
+ * take turns, in rounds of NULL_RUNS / NULL_ROUNDS runs each, so that a
+ * machine whose speed changes moves them alike rather than apart. */
 #define NULL_ROUNDS 8
-typedef char cpucycles_placed_fit[CPUCYCLES_BENCH_PLACED * NULL_RUNS <= CPUCYCLES_BENCH_SCRATCH ? 1 : -1];
+#define NULLS (1 + CPUCYCLES_BENCH_PLACED)
+typedef char cpucycles_nulls_fit[NULLS * NULL_RUNS <= CPUCYCLES_BENCH_SCRATCH ? 1 : -1];
 static long long placed_overhead(const struct cpucycles_bench_clock *c, void (*fn)(void *),
                                  const struct cpucycles_bench_nulls *nulls, long long calls,
                                  long long switch_cost, long long *scratch, long long *spread)
 {
-  struct kept kn[CPUCYCLES_BENCH_PLACED];
+  struct kept kn[NULLS];
   struct tally ignored = {0, 0, 0};
   struct cpucycles_bench_result stats;
-  long long first = -1, low = 0, high = 0, o;
-  int i, round, seen = 0;
+  void (*null[NULLS])(void *);
+  long long own = -1, low = 0, high = 0, o;
+  int i, round, seen = 0, n = 1 + nulls->n;
   *spread = 0;
   if (nulls->n == 0) {
     if (far_from_library(fn)) *spread = -1;
     return cpucycles_bench_null_overhead(c, calls, switch_cost, scratch);
   }
-  for (i = 0; i < nulls->n; i++) kept_init(&kn[i], scratch + i * NULL_RUNS, NULL_RUNS);
+  null[0] = null_function;
+  for (i = 1; i < n; i++) null[i] = nulls->fn[i - 1];
+  for (i = 0; i < n; i++) kept_init(&kn[i], scratch + i * NULL_RUNS, NULL_RUNS);
   for (round = 0; round < NULL_ROUNDS; round++)
-    for (i = 0; i < nulls->n; i++)
-      run(c, nulls->fn[i], 0, calls, NULL_RUNS / NULL_ROUNDS, 0, switch_cost, &kn[i], 0, 0, &ignored);
-  for (i = 0; i < nulls->n; i++) {
+    for (i = 0; i < n; i++)
+      run(c, null[i], 0, calls, NULL_RUNS / NULL_ROUNDS, 0, switch_cost, &kn[i], 0, 0, &ignored);
+  for (i = 0; i < n; i++) {
     stats.flags = 0;
     if (kn[i].n == 0 || cpucycles_bench_statistics(kn[i].buf, kn[i].n, 0, &stats) != 0) continue;
     o = (long long)(stats.median + (stats.median < 0 ? -0.5 : 0.5));
-    if (i == 0) first = o;
+    if (i == 0) own = o;
     if (!seen++ || o < low) low = o;
     if (seen == 1 || o > high) high = o;
   }
-  *spread = first < 0 ? -1 : high - low;
-  return first;
+  *spread = seen == n ? high - low : -1;
+  return own;
 }
 
 /* Whether a figure of median per call, after subtracting a null overhead
@@ -406,8 +414,7 @@ static int measure(const struct cpucycles_bench_clock *c, void (*fn)(void *), vo
     calls = cpucycles_bench_choose_calls(c, fn, arg, r->precision, overhead > 0 ? overhead : 0);
   }
   r->calls = calls;
-  /* the null benchmark: nothing between the reads but the calls, of an
-   * empty function where fn lies */
+  /* the null benchmark: nothing between the reads but the calls */
   overhead = placed_overhead(c, fn, nulls, calls, switch_cost, scratch, spread);
   if (overhead != -1 && !(o && o->keep_overhead)) {
     r->overhead = overhead;
@@ -416,7 +423,7 @@ static int measure(const struct cpucycles_bench_clock *c, void (*fn)(void *), vo
 
   if (warm_ups > 0) run(c, fn, arg, calls, warm_ups, 0, switch_cost, 0, 0, 0, &ignored);
   return measured_runs(c, fn, arg, calls, iterations, o ? o->samples : 0, scratch, switch_cost,
-                       nulls->n ? nulls->fn[0] : null_function, r)
+                       r)
              ? EAGAIN
              : 0;
 }

@@ -12,8 +12,9 @@
  * than the call site's costs about 2 cycles more, so that the library's
  * own empty function is no null benchmark for a function in the
  * executable): fn[0] at fn's offset within its page, the others at other
- * offsets (their spread is the subtraction's uncertainty).  page: the
- * mapping that holds them, given back with the harness's memory. */
+ * offsets; the spread of their null overheads and the library's is the
+ * subtraction's uncertainty.  page: the mapping that holds them, given
+ * back with the harness's memory. */
 #define CPUCYCLES_BENCH_PLACED 3
 struct cpucycles_bench_nulls {
   void (*fn[CPUCYCLES_BENCH_PLACED])(void *);
