@@ -318,7 +318,8 @@ CPUCYCLES_API int cpucycles_bench_compare(void (*a)(void *), void *arg_a, void (
  * a[i] and b[i] (i < n, in run order) are the cycles of the i-th pair's
  * runs, calls calls each, null overhead already subtracted.  Sets ratio,
  * its interval, verdict, a, b, difference, its error, pairs and blocks;
- * leaves the other fields alone; sets BELOW_RESOLUTION by precision.
+ * leaves the other fields alone; sets BELOW_RESOLUTION by precision, and
+ * PLACEMENT_NOT_COVERED.
  * Returns 0, or -1 (EINVAL) when n is under 100 (2 blocks) or calls < 1.
  * Nothing is allocated, the arrays are not changed. */
 CPUCYCLES_API int cpucycles_compare_statistics(const long long *a, const long long *b, long long n,

@@ -3,8 +3,9 @@
  * simulated timings (a TSC-like grid of 26 ticks, noise, interrupts,
  * drift), 100 seeded trials per case so that the rates are the test; the
  * whole comparison driven by a fake counter (interleaving, the order of
- * the pair, batching, exclusions, errors); results as JSON and CSV, the
- * JSON read back strictly (json-read.c, cpucycles-info --compare's reader). */
+ * the pair, batching, exclusions, errors, what the verdict covers); results
+ * as JSON and CSV, the JSON read back strictly (json-read.c, cpucycles-info
+ * --compare's reader). */
 #include "bench.h"
 #include "format.h"
 #include "json-read.h"

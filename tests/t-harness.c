@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* t-harness - cpucycles_bench(): its statistics on fixed data, the whole
  * harness driven by a fake counter (overhead, exclusions, sampling,
- * errors), the frequency check on fake sysfs trees, and on the real
+ * errors, empty functions beside fn that cost otherwise), the frequency check on fake sysfs trees, and on the real
  * counter: an empty function measures 0, twice the work measures twice,
  * a migration and a sleep are caught, pinning restores the mask. */
 #include "bench.h"
