@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 static unsigned int current_cpu(void)
 {
@@ -229,7 +230,7 @@ unsigned int cpucycles_bench_frequency_flags(const char *sysfs, unsigned int cpu
  * line.  None where the system refuses to map code (SELinux's execmem,
  * systemd's MemoryDenyWriteExecute) or the target is another. */
 #if defined(__linux__) && (defined(__x86_64__) || defined(__i386__) || defined(__aarch64__))
-#define PAGE 4096
+#define PAGE CPUCYCLES_BENCH_NULLS_PAGE
 #define NEAR_TRIES 16
 #define NEAR_STEP (2UL << 20)
 #if defined(MAP_FIXED_NOREPLACE)
@@ -264,8 +265,12 @@ static void host_place_nulls(void (*fn)(void *), struct cpucycles_bench_nulls *n
 #else
   static const unsigned char ret[] = {0xc3}; /* ret */
 #endif
+  long system_page = sysconf(_SC_PAGESIZE); /* 64 KiB on some arm64 kernels */
   nulls->n = 0, nulls->page = 0;
-  if (!(page = page_near(at & ~(size_t)(PAGE - 1)))) return;
+  if (system_page < PAGE) system_page = PAGE;
+  /* a hint must be a multiple of the system's page; the first 4 KiB of
+   * one are enough */
+  if (!(page = page_near(at & ~(size_t)(system_page - 1)))) return;
   offset[0] = (at & (PAGE - 1)) & ~(size_t)(sizeof ret - 1);
   if (offset[0] > PAGE - sizeof ret) offset[0] = PAGE - sizeof ret;
   offset[1] = offset[0] ^ 2048 ^ 32;

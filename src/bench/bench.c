@@ -98,7 +98,7 @@ static long long timed_run(const struct cpucycles_bench_clock *c, void (*fn)(voi
  * previous batch's fastest run; the first batch is a single run. */
 static void run(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
                 long long calls, long long runs, long long overhead, long long switch_cost,
-                struct kept *k, void (*null)(void *), struct kept *nk, struct tally *t)
+                struct kept *k, struct kept *nk, struct tally *t)
 {
   long long ticks[BATCH_MAX], null_ticks[BATCH_MAX], batch = 1, b, i, before, after, fastest;
   unsigned char moved[BATCH_MAX], null_moved = 0;
@@ -107,9 +107,9 @@ static void run(const struct cpucycles_bench_clock *c, void (*fn)(void *), void 
     b = runs < batch ? runs : batch;
     before = c->switches();
     for (i = 0; i < b; i++) {
-      if (nk && (i & 1)) null_ticks[i] = timed_run(c, null, 0, calls, &null_moved);
+      if (nk && (i & 1)) null_ticks[i] = timed_run(c, null_function, 0, calls, &null_moved);
       ticks[i] = timed_run(c, fn, arg, calls, &moved[i]);
-      if (nk && !(i & 1)) null_ticks[i] = timed_run(c, null, 0, calls, &null_moved);
+      if (nk && !(i & 1)) null_ticks[i] = timed_run(c, null_function, 0, calls, &null_moved);
       moved[i] |= null_moved;
     }
     after = c->switches();
@@ -209,7 +209,7 @@ void cpucycles_bench_release(struct cpucycles_bench_hold *h)
 {
   cpucycles_bench_unpin(&h->pin);
   cpucycles_bench_scratch_free(h->scratch);
-  if (h->nulls.page) munmap(h->nulls.page, 4096);
+  if (h->nulls.page) munmap(h->nulls.page, CPUCYCLES_BENCH_NULLS_PAGE);
   h->pin.active = 0, h->scratch = 0, h->nulls.page = 0, h->nulls.n = 0;
 }
 
@@ -221,19 +221,11 @@ void cpucycles_bench_release_arg(void *h) { cpucycles_bench_release(h); }
 long long cpucycles_bench_null_overhead(const struct cpucycles_bench_clock *c, long long calls,
                                         long long switch_cost, long long *scratch)
 {
-  return cpucycles_bench_null_overhead_of(c, null_function, calls, switch_cost, scratch);
-}
-
-/* The same with another empty function, null. */
-long long cpucycles_bench_null_overhead_of(const struct cpucycles_bench_clock *c,
-                                           void (*null)(void *), long long calls,
-                                           long long switch_cost, long long *scratch)
-{
   struct kept kn;
   struct tally ignored = {0, 0, 0};
   struct cpucycles_bench_result stats;
   kept_init(&kn, scratch, NULL_RUNS);
-  run(c, null, 0, calls, NULL_RUNS, 0, switch_cost, &kn, 0, 0, &ignored);
+  run(c, null_function, 0, calls, NULL_RUNS, 0, switch_cost, &kn, 0, &ignored);
   stats.flags = 0;
   if (kn.n == 0 || cpucycles_bench_statistics(kn.buf, kn.n, 0, &stats) != 0) return -1;
   return (long long)(stats.median + (stats.median < 0 ? -0.5 : 0.5));
@@ -306,8 +298,7 @@ static int measured_runs(const struct cpucycles_bench_clock *c, void (*fn)(void 
   if (samples) kept_init(&k, samples, iterations);
   else kept_init(&k, scratch, CPUCYCLES_BENCH_RESERVOIR);
   kept_init(&nk, scratch + CPUCYCLES_BENCH_RESERVOIR, CPUCYCLES_BENCH_RESERVOIR);
-  run(c, fn, arg, calls, iterations, r->overhead, switch_cost, &k, null_function,
-      subtracted ? &nk : 0, &t);
+  run(c, fn, arg, calls, iterations, r->overhead, switch_cost, &k, subtracted ? &nk : 0, &t);
   r->flags |= t.flags;
   r->disturbed = t.disturbed;
   r->runs_per_switch_check = t.batch_max;
@@ -342,8 +333,9 @@ static int far_from_library(void (*fn)(void *))
  * function (returned: a function that does work hides some of what a call
  * to a far place costs, so no other empty function is nearer fn's truth),
  * and into *spread the difference between the dearest and the cheapest of
- * it and the empty functions placed beside fn (nulls), per run; -1 when
- * none could be placed and fn lies far from the library (unknown).  They
+ * it and the empty functions placed beside fn (nulls), per run; -1
+ * (unknown) when none could be placed and fn lies far from the library, or
+ * when one of them had no undisturbed run.  They
  * take turns, in rounds of NULL_RUNS / NULL_ROUNDS runs each, so that a
  * machine whose speed changes moves them alike rather than apart. */
 #define NULL_ROUNDS 8
@@ -369,7 +361,7 @@ static long long placed_overhead(const struct cpucycles_bench_clock *c, void (*f
   for (i = 0; i < n; i++) kept_init(&kn[i], scratch + i * NULL_RUNS, NULL_RUNS);
   for (round = 0; round < NULL_ROUNDS; round++)
     for (i = 0; i < n; i++)
-      run(c, null[i], 0, calls, NULL_RUNS / NULL_ROUNDS, 0, switch_cost, &kn[i], 0, 0, &ignored);
+      run(c, null[i], 0, calls, NULL_RUNS / NULL_ROUNDS, 0, switch_cost, &kn[i], 0, &ignored);
   for (i = 0; i < n; i++) {
     stats.flags = 0;
     if (kn[i].n == 0 || cpucycles_bench_statistics(kn[i].buf, kn[i].n, 0, &stats) != 0) continue;
@@ -421,9 +413,8 @@ static int measure(const struct cpucycles_bench_clock *c, void (*fn)(void *), vo
     r->flags |= CPUCYCLES_BENCH_SUBTRACTED;
   }
 
-  if (warm_ups > 0) run(c, fn, arg, calls, warm_ups, 0, switch_cost, 0, 0, 0, &ignored);
-  return measured_runs(c, fn, arg, calls, iterations, o ? o->samples : 0, scratch, switch_cost,
-                       r)
+  if (warm_ups > 0) run(c, fn, arg, calls, warm_ups, 0, switch_cost, 0, 0, &ignored);
+  return measured_runs(c, fn, arg, calls, iterations, o ? o->samples : 0, scratch, switch_cost, r)
              ? EAGAIN
              : 0;
 }

@@ -16,6 +16,7 @@
  * subtraction's uncertainty.  page: the mapping that holds them, given
  * back with the harness's memory. */
 #define CPUCYCLES_BENCH_PLACED 3
+#define CPUCYCLES_BENCH_NULLS_PAGE 4096 /* the size of page */
 struct cpucycles_bench_nulls {
   void (*fn[CPUCYCLES_BENCH_PLACED])(void *);
   int n;            /* placed (0: none) */
@@ -44,9 +45,6 @@ long long cpucycles_bench_precision(const struct cpucycles_bench_clock *c);
 long long cpucycles_bench_switch_cost(const struct cpucycles_bench_clock *c);
 long long cpucycles_bench_null_overhead(const struct cpucycles_bench_clock *c, long long calls,
                                         long long switch_cost, long long *scratch);
-long long cpucycles_bench_null_overhead_of(const struct cpucycles_bench_clock *c,
-                                           void (*null)(void *), long long calls,
-                                           long long switch_cost, long long *scratch);
 long long cpucycles_bench_choose_calls(const struct cpucycles_bench_clock *c, void (*fn)(void *),
                                        void *arg, long long precision, long long overhead);
 int cpucycles_bench_below_resolution(double median, double min, long long precision);
