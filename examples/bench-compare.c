@@ -60,6 +60,12 @@ int main(void)
   }
 
   printf("verdict: %s\n", cpucycles_compare_verdict_name(r.verdict));
+  /* The verdict is this process's: where the two functions lie in memory
+   * counts too, and another process places them elsewhere.  Whether a
+   * change to the code is faster is cpucycles-compare's question. */
+  if (r.flags & CPUCYCLES_BENCH_PLACEMENT_NOT_COVERED)
+    printf("(this interval covers one process's placement; cpucycles-compare covers placement "
+           "across processes)\n");
   /* The ratio is NaN (printed "nan") when A measured 0 or less. */
   printf("bits_by_table/bits_one_by_one %.3f, 99%% interval [%.3f, %.3f]\n", r.ratio, r.ratio_low, r.ratio_high);
   printf("%.1f and %.1f cycles a call, %lld pairs kept (%lld disturbed)\n", r.a, r.b, r.pairs, r.disturbed);

@@ -62,11 +62,34 @@ extern "C" {
  * the null overhead) span 64 steps and 8 null overheads; the null
  * benchmark is then k calls of an empty function, and every figure is
  * divided by k (result->calls).  CPUCYCLES_BENCH_BELOW_RESOLUTION says
- * when a run is still too short to trust (k is at most 65536).  k calls
+ * when a run is still too short to trust (k is at most 65536).
+ k calls
  * in a row overlap in the core (out of order, the next call starts before
  * the last one's work is done): a batched figure is fn's throughput, the
  * cycles a call adds to a stream of them, not its latency; a dependent
  * chain through fn's argument or a call of one (calls 1) measures that.
+ *
+ * Where fn lies: what a call costs depends on where its target is (on
+ * recent Intel cores a call from the harness, in its library, to a
+ * function in the executable, in another 4 GiB region, costs about 2
+ * cycles more than one to the library's own empty function), and a
+ * function that does work hides some or all of that (the core works on
+ * while the front end catches up), so no empty function measures what the
+ * calls of fn cost around its work.  The null benchmark is the library's
+ * own empty function; beside it the harness measures empty functions it
+ * places beside fn (a page of code mapped next to fn's, on x86 and arm64
+ * Linux: one at fn's offset within its page, two at others), and the
+ * spread among them all is the subtraction's uncertainty.
+ * CPUCYCLES_BENCH_NULL_PLACEMENT says when it matters: over half a cycle
+ * a call, and over 1/20 of the figure; or unknown (no page could be mapped
+ * beside fn, on a system that refuses executable memory, and fn lies in
+ * another 4 GiB region than the library).  The figure per call may then be
+ * off by that spread.  To measure such a function, call it from code of
+ * your own beside it: a loop in the same file that calls it k times
+ * (through a volatile pointer, so that the compiler calls it as yours
+ * would), compared by cpucycles_bench_compare() with the same loop calling
+ * an empty function of that file (the difference over k is fn's); or give
+ * each call more work (a loop of the tiny operation inside fn).
  *
  * Memory: nothing comes from malloc().  With options->samples (room for
  * options->iterations long longs, which must then be given), every kept
@@ -166,6 +189,22 @@ struct cpucycles_bench_result {
                                            the frequency's source and the
                                            host are unknown, the reads
                                            unfenced */
+#define CPUCYCLES_BENCH_NULL_PLACEMENT 0x2000u /* empty functions beside fn
+                                           and the library's cost
+                                           different amounts (by over
+                                           0.5 cycles a call), and the
+                                           figure per call is under 20
+                                           times that spread, or none
+                                           could be placed beside a far
+                                           fn: it may be off by that
+                                           much ("Where fn lies" above) */
+#define CPUCYCLES_BENCH_PLACEMENT_NOT_COVERED 0x4000u /* a comparison in one
+                                           process: its interval covers
+                                           this process's placement of
+                                           the code only (see "What the
+                                           interval covers" below);
+                                           cpucycles-compare covers
+                                           placement across processes */
 
 /* Measures fn(arg) as described above; options may be 0 (defaults).
  * Returns 0 with result filled; -1 with errno EINVAL (fn or result 0,
@@ -223,7 +262,8 @@ CPUCYCLES_API const char *cpucycles_bench_flag_name(unsigned int flag);
  * cpucycles_bench()'s); not for signal handlers; thread-safe.
  *
  * What the interval covers: this process only, the code where it lies
- * now.  Where a function is placed (the addresses ASLR chose, the
+ * now (every result has CPUCYCLES_BENCH_PLACEMENT_NOT_COVERED, and its
+ * JSON and CSV say so in words beside the verdict, "verdict_covers").  Where a function is placed (the addresses ASLR chose, the
  * physical pages, the stack's offset: how predictors and caches alias)
  * moves it by about 0.1% from one process to the next, far beyond this
  * interval's width, so a byte-identical copy of A loaded at another
@@ -278,7 +318,8 @@ CPUCYCLES_API int cpucycles_bench_compare(void (*a)(void *), void *arg_a, void (
  * a[i] and b[i] (i < n, in run order) are the cycles of the i-th pair's
  * runs, calls calls each, null overhead already subtracted.  Sets ratio,
  * its interval, verdict, a, b, difference, its error, pairs and blocks;
- * leaves the other fields alone; sets BELOW_RESOLUTION by precision.
+ * leaves the other fields alone; sets BELOW_RESOLUTION by precision, and
+ * PLACEMENT_NOT_COVERED.
  * Returns 0, or -1 (EINVAL) when n is under 100 (2 blocks) or calls < 1.
  * Nothing is allocated, the arrays are not changed. */
 CPUCYCLES_API int cpucycles_compare_statistics(const long long *a, const long long *b, long long n,

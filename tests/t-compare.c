@@ -3,8 +3,9 @@
  * simulated timings (a TSC-like grid of 26 ticks, noise, interrupts,
  * drift), 100 seeded trials per case so that the rates are the test; the
  * whole comparison driven by a fake counter (interleaving, the order of
- * the pair, batching, exclusions, errors); results as JSON and CSV, the
- * JSON read back strictly (json-read.c, cpucycles-info --compare's reader). */
+ * the pair, batching, exclusions, errors, what the verdict covers); results
+ * as JSON and CSV, the JSON read back strictly (json-read.c, cpucycles-info
+ * --compare's reader). */
 #include "bench.h"
 #include "format.h"
 #include "json-read.h"
@@ -152,7 +153,7 @@ static long long fake_end(unsigned long long *cpu)
   return fake_now += FAKE_READ;
 }
 static long long fake_count_switches(void) { return fake_switches; }
-static const struct cpucycles_bench_clock fake = {fake_start, fake_end, fake_count_switches, 0};
+static const struct cpucycles_bench_clock fake = {fake_start, fake_end, fake_count_switches, 0, 0};
 
 /* Which ran just before: 'a' or 'b'; an order is counted at each change. */
 static void step(long long cost, char who)
@@ -170,7 +171,7 @@ static void fake_a(void *arg) { (void)arg, step(100, 'a'); }
 static void fake_b(void *arg) { (void)arg, step(101, 'b'); }
 static void fake_still(void *arg) { (void)arg; }
 
-static const struct cpucycles_bench_clock still = {fake_start, fake_start, fake_count_switches, 0};
+static const struct cpucycles_bench_clock still = {fake_start, fake_start, fake_count_switches, 0, 0};
 
 /* Options that can never give a result, or overflow the counter's ticks,
  * are EINVAL at once, on the fake counter at 10^9 ticks a second; the
@@ -454,6 +455,65 @@ static void unmeasurable_a(void)
   if (parsed) cpucycles_json_free(&doc);
 }
 
+/* ---- what an in-process verdict covers ----
+ * A byte-identical copy of A, placed elsewhere, measures 0.1% slower in
+ * its process (fake_copy: 101 every tenth call): the verdict is right for
+ * that process, and the result must say that it covers no other placement,
+ * in a flag and in words beside the verdict.  The flag is looked up by its
+ * name, which is the interface the formats use. */
+static unsigned int flag_named(const char *name)
+{
+  unsigned int bit;
+  for (bit = 1; bit; bit <<= 1)
+    if (cpucycles_bench_flag_name(bit) && !strcmp(cpucycles_bench_flag_name(bit), name)) return bit;
+  return 0;
+}
+
+static long long copy_calls;
+static void fake_copy(void *arg) { (void)arg, step(++copy_calls % 10 ? 100 : 101, 'b'); }
+
+static void placement_scope(void)
+{
+  unsigned int not_covered = flag_named("placement-not-covered");
+  struct cpucycles_compare_options o;
+  struct cpucycles_compare_result r;
+  char json[4096], csv[4096], header[4096], why[256];
+  struct cpucycles_json doc;
+  const char *words = 0;
+  size_t length;
+  long long i;
+  int rc, parsed;
+
+  memset(&o, 0, sizeof o);
+  o.pairs = 1000;
+  rc = cpucycles_bench_compare_with(&fake, 0, fake_a, 0, fake_copy, 0, &o, &r);
+  tap_ok(rc == 0 && r.verdict == CPUCYCLES_COMPARE_B_SLOWER && not_covered && (r.flags & not_covered),
+         "a copy of A 0.1%% slower where it lies: B slower in this process, and flagged "
+         "placement-not-covered (ratio %.4f, flags %#x)", r.ratio, r.flags);
+  cpucycles_compare_format(json, sizeof json, CPUCYCLES_FORMAT_JSON, "a", "copy", &r);
+  parsed = cpucycles_json_parse(&doc, json, strlen(json), why, sizeof why) == 0;
+  if (parsed) words = cpucycles_json_string(&doc, "verdict_covers", &length);
+  tap_ok(parsed && words && strstr(words, "one process's placement") &&
+             strstr(words, "cpucycles-compare covers placement across processes") &&
+             strstr(json, "\"verdict\": \"B slower\",\n  \"verdict_covers\": ") &&
+             strstr(json, "\"placement-not-covered\""),
+         "its JSON says so beside the verdict, in words and in flags (%s)", words ? words : why);
+  if (parsed) cpucycles_json_free(&doc);
+  cpucycles_compare_format(header, sizeof header, CPUCYCLES_FORMAT_CSV_HEADER, 0, 0, 0);
+  cpucycles_compare_format(csv, sizeof csv, CPUCYCLES_FORMAT_CSV, "a", "copy", &r);
+  tap_ok(strstr(header, ",verdict,verdict_covers,") && csv_fields(header) == csv_fields(csv) &&
+             strstr(csv, ",B slower,this interval covers one process's placement; cpucycles-compare "
+                         "covers placement across processes,") &&
+             strstr(csv, "placement-not-covered"),
+         "and its CSV row, the words in the column after the verdict");
+
+  for (i = 0; i < 200; i++) a_runs[i] = 2000, b_runs[i] = 2002;
+  r.flags = 0;
+  rc = cpucycles_compare_statistics(a_runs, b_runs, 200, 1, 1, &r);
+  tap_ok(rc == 0 && not_covered && (r.flags & not_covered),
+         "cpucycles_compare_statistics() on pairs of one process: flagged too (%#x)", r.flags);
+}
+
 /* ---- the real counter: an empty function against a loop ---- */
 static void empty(void *arg) { (void)arg; }
 static void loop(void *arg)
@@ -512,12 +572,13 @@ static void square_root(void)
 
 int main(void)
 {
-  tap_plan(39);
+  tap_plan(43);
   square_root();
   statistics();
   unmeasurable_a();
   fake_runs();
   formats();
+  placement_scope();
   empty_against_loop();
   return tap_done();
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* t-harness - cpucycles_bench(): its statistics on fixed data, the whole
  * harness driven by a fake counter (overhead, exclusions, sampling,
- * errors), the frequency check on fake sysfs trees, and on the real
+ * errors, empty functions beside fn that cost otherwise), the frequency check on fake sysfs trees, and on the real
  * counter: an empty function measures 0, twice the work measures twice,
  * a migration and a sleep are caught, pinning restores the mask. */
 #include "bench.h"
@@ -124,7 +124,7 @@ static long long fake_end(unsigned long long *cpu)
   return fake_now;
 }
 static long long fake_count_switches(void) { return fake_switches; }
-static const struct cpucycles_bench_clock fake = {fake_start, fake_end, fake_count_switches, 0};
+static const struct cpucycles_bench_clock fake = {fake_start, fake_end, fake_count_switches, 0, 0};
 
 /* Works 100, 110, 120, 130, 140, 100, ... (run numbers count the warm-ups);
  * on run migrate_at it moves CPU, on run switch_at it is switched out,
@@ -572,10 +572,10 @@ static void flag_names(void)
           !strcmp(cpucycles_bench_flag_name(other), cpucycles_bench_flag_name(bit)))
         distinct = 0;
   }
-  tap_ok(known == 13 && distinct && !cpucycles_bench_flag_name(0) &&
+  tap_ok(known == 15 && distinct && !cpucycles_bench_flag_name(0) &&
              !cpucycles_bench_flag_name(CPUCYCLES_BENCH_MIGRATED | CPUCYCLES_BENCH_SWITCHED) &&
              !strcmp(cpucycles_bench_flag_name(CPUCYCLES_BENCH_MIGRATED), "migrated"),
-         "13 flags with distinct names; 0 and combinations have none");
+         "15 flags with distinct names; 0 and combinations have none");
 }
 
 /* ---- tiny functions on the fake counter: 3 ticks a call, steps of 30 ---- */
@@ -625,13 +625,80 @@ static void tiny_functions(void)
          "negative calls: EINVAL");
 }
 
+/* ---- where fn lies: empty functions placed beside it, on the fake counter ----
+ * The fake place_nulls() gives three empty functions that cost
+ * placed_cost[i] ticks a call, as calls to fn's place may cost more than
+ * calls to the library's own empty function (which costs nothing here). */
+static long long placed_cost[CPUCYCLES_BENCH_PLACED];
+static void placed0(void *arg) { (void)arg; fake_now += placed_cost[0]; }
+static void placed1(void *arg) { (void)arg; fake_now += placed_cost[1]; }
+static void placed2(void *arg) { (void)arg; fake_now += placed_cost[2]; }
+static void fake_place(void (*fn)(void *), struct cpucycles_bench_nulls *nulls)
+{
+  (void)fn;
+  nulls->fn[0] = placed0, nulls->fn[1] = placed1, nulls->fn[2] = placed2;
+  nulls->n = CPUCYCLES_BENCH_PLACED;
+  nulls->page = 0;
+}
+static const struct cpucycles_bench_clock fake_placed = {fake_start, fake_end, fake_count_switches, 0,
+                                                         fake_place};
+static long long work_cost;
+static void fake_work(void *arg)
+{
+  (void)arg;
+  fake_now += work_cost;
+}
+
+static void placement(void)
+{
+  struct cpucycles_bench_result r;
+  int rc;
+
+  /* an empty call to fn's place costs 2 more a call than one to the
+   * library's: an empty fn there measures 2, or is flagged */
+  placed_cost[0] = placed_cost[1] = placed_cost[2] = 2;
+  work_cost = 2;
+  rc = cpucycles_bench_with(&fake_placed, fake_work, 0, 0, &r);
+  tap_ok(rc == 0 && near(r.median, 2) && r.overhead == FAKE_READ &&
+             (r.flags & CPUCYCLES_BENCH_NULL_PLACEMENT),
+         "empty calls to fn's place dearer by 2 a call than to the library's: an empty fn "
+         "there, measuring 2, is flagged null-placement (median %g, flags %#x)", r.median, r.flags);
+  work_cost = 5;
+  rc = cpucycles_bench_with(&fake_placed, fake_work, 0, 0, &r);
+  tap_ok(rc == 0 && near(r.median, 5) && (r.flags & CPUCYCLES_BENCH_NULL_PLACEMENT),
+         "and a 5-tick function there: flagged (median %g, flags %#x)", r.median, r.flags);
+  work_cost = 100;
+  rc = cpucycles_bench_with(&fake_placed, fake_work, 0, 0, &r);
+  tap_ok(rc == 0 && near(r.median, 100) && !(r.flags & CPUCYCLES_BENCH_NULL_PLACEMENT),
+         "the same spread under a 100-tick function (2%%): not flagged (median %g, flags %#x)",
+         r.median, r.flags);
+
+  /* the placed ones disagree among themselves: 0, 0, 2 */
+  placed_cost[0] = placed_cost[1] = 0;
+  work_cost = 3;
+  rc = cpucycles_bench_with(&fake_placed, fake_work, 0, 0, &r);
+  tap_ok(rc == 0 && near(r.median, 3) && (r.flags & CPUCYCLES_BENCH_NULL_PLACEMENT),
+         "empty functions beside fn at 0, 0 and 2 a call: a 3-tick function is flagged "
+         "(median %g, flags %#x)", r.median, r.flags);
+  placed_cost[2] = 0;
+  rc = cpucycles_bench_with(&fake_placed, fake_work, 0, 0, &r);
+  tap_ok(rc == 0 && near(r.median, 3) && !(r.flags & CPUCYCLES_BENCH_NULL_PLACEMENT),
+         "all empty functions alike: the 3-tick function is not flagged (flags %#x)", r.flags);
+  tap_ok(cpucycles_bench_null_placement(40.0, -1, 1) && cpucycles_bench_null_placement(-1.0, 1024, 1024) &&
+             !cpucycles_bench_null_placement(0.1, 512, 1024) &&
+             !cpucycles_bench_null_placement(25.0, 1, 1) && cpucycles_bench_null_placement(15.0, 1, 1),
+         "the rule: flagged when the spread is unknown, or over 0.5 a call and over 1/20 of the "
+         "figure (in either sign)");
+}
+
 int main(void)
 {
-  tap_plan(41);
+  tap_plan(47);
   sched_getaffinity(0, sizeof initial_mask, &initial_mask);
   fixed_statistics();
   fake_counter();
   tiny_functions();
+  placement();
   frequency();
   real_counter();
   flag_names();

@@ -9,7 +9,9 @@
 #include "text.h"
 #include <sched.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 static unsigned int current_cpu(void)
 {
@@ -220,6 +222,74 @@ unsigned int cpucycles_bench_frequency_flags(const char *sysfs, unsigned int cpu
   return 0;
 }
 
+/* Empty functions beside fn (bench.h, struct cpucycles_bench_nulls): a
+ * page mapped near fn's page, in the same 4 GiB region (the first free
+ * one 2 MiB, 4 MiB... away), written, then made executable and no longer
+ * writable; an empty function at fn's offset in its page, and two at
+ * offsets that differ in the half of the page and the half of the cache
+ * line.  None where the system refuses to map code (SELinux's execmem,
+ * systemd's MemoryDenyWriteExecute) or the target is another. */
+#if defined(__linux__) && (defined(__x86_64__) || defined(__i386__) || defined(__aarch64__))
+#define PAGE CPUCYCLES_BENCH_NULLS_PAGE
+#define NEAR_TRIES 16
+#define NEAR_STEP (2UL << 20)
+#if defined(MAP_FIXED_NOREPLACE)
+#define NEAR_FLAGS (MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE)
+#else
+#define NEAR_FLAGS (MAP_PRIVATE | MAP_ANONYMOUS) /* a hint, checked below */
+#endif
+
+static void *page_near(size_t fn_page)
+{
+  size_t want, got;
+  void *p;
+  int i;
+  for (i = 1; i <= 2 * NEAR_TRIES; i++) {
+    want = i % 2 ? fn_page - (size_t)(i + 1) / 2 * NEAR_STEP : fn_page + (size_t)i / 2 * NEAR_STEP;
+    p = mmap((void *)want, PAGE, PROT_READ | PROT_WRITE, NEAR_FLAGS, -1, 0);
+    if (p == MAP_FAILED) continue;
+    got = (size_t)p;
+    if (got == want && (unsigned long long)got >> 16 >> 16 == (unsigned long long)fn_page >> 16 >> 16)
+      return p;
+    munmap(p, PAGE);
+  }
+  return 0;
+}
+
+static void host_place_nulls(void (*fn)(void *), struct cpucycles_bench_nulls *nulls)
+{
+  size_t at = (size_t)fn, offset[CPUCYCLES_BENCH_PLACED], i;
+  unsigned char *page;
+#if defined(__aarch64__)
+  static const unsigned char ret[] = {0xc0, 0x03, 0x5f, 0xd6}; /* ret */
+#else
+  static const unsigned char ret[] = {0xc3}; /* ret */
+#endif
+  long system_page = sysconf(_SC_PAGESIZE); /* 64 KiB on some arm64 kernels */
+  nulls->n = 0, nulls->page = 0;
+  if (system_page < PAGE) system_page = PAGE;
+  /* a hint must be a multiple of the system's page; the first 4 KiB of
+   * one are enough */
+  if (!(page = page_near(at & ~(size_t)(system_page - 1)))) return;
+  offset[0] = (at & (PAGE - 1)) & ~(size_t)(sizeof ret - 1);
+  if (offset[0] > PAGE - sizeof ret) offset[0] = PAGE - sizeof ret;
+  offset[1] = offset[0] ^ 2048 ^ 32;
+  offset[2] = offset[0] ^ 1024 ^ 16;
+  for (i = 0; i < CPUCYCLES_BENCH_PLACED; i++) memcpy(page + offset[i], ret, sizeof ret);
+  __builtin___clear_cache((char *)page, (char *)page + PAGE);
+  if (mprotect(page, PAGE, PROT_READ | PROT_EXEC) != 0) {
+    munmap(page, PAGE);
+    return;
+  }
+  nulls->page = page;
+  for (i = 0; i < CPUCYCLES_BENCH_PLACED; i++) {
+    void *p = page + offset[i];
+    memcpy(&nulls->fn[i], &p, sizeof p); /* data to function pointer (ISO C has no cast) */
+  }
+  nulls->n = CPUCYCLES_BENCH_PLACED;
+}
+#endif
+
 void cpucycles_bench_host_clock(struct cpucycles_bench_clock *c)
 {
   const char *name = cpucycles_implementation();
@@ -237,6 +307,11 @@ void cpucycles_bench_host_clock(struct cpucycles_bench_clock *c)
     c->flags = CPUCYCLES_BENCH_UNFENCED;
   }
   c->switches = thread_switches;
+#if defined(__linux__) && (defined(__x86_64__) || defined(__i386__) || defined(__aarch64__))
+  c->place_nulls = host_place_nulls;
+#else
+  c->place_nulls = 0;
+#endif
   if (!cpucycles_bench_core_known()) c->flags |= CPUCYCLES_BENCH_OTHER_LIBRARY;
   /* Counters that count time, not the core's cycles (and one that cannot
    * say which it counts). */

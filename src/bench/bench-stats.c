@@ -130,6 +130,8 @@ const char *cpucycles_bench_flag_name(unsigned int flag)
   case CPUCYCLES_BENCH_TSC_NOT_INVARIANT: return "tsc-not-invariant";
   case CPUCYCLES_BENCH_BELOW_RESOLUTION: return "below-resolution";
   case CPUCYCLES_BENCH_OTHER_LIBRARY: return "other-library";
+  case CPUCYCLES_BENCH_NULL_PLACEMENT: return "null-placement";
+  case CPUCYCLES_BENCH_PLACEMENT_NOT_COVERED: return "placement-not-covered";
   default: return 0;
   }
 }

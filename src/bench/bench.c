@@ -22,6 +22,12 @@ typedef char cpucycles_null_runs_fit[NULL_RUNS <= CPUCYCLES_BENCH_SCRATCH ? 1 : 
 #define CALLS_TRIES 8
 #define CALLS_MAX 65536
 #define RESOLUTION_STEPS 8      /* a run under 8 steps: BELOW_RESOLUTION */
+/* NULL_PLACEMENT: the library's empty function and those placed beside fn
+ * cost different amounts, by over half a cycle per call, and fn's figure
+ * per call is under 20 times that spread (the subtraction may be off by
+ * over 5% of it). */
+#define PLACEMENT_CYCLES 0.5
+#define PLACEMENT_SHARE 20
 
 /* The kept runs in run order: all of them while they fit, then every
  * stride-th (the stride doubles each time the buffer fills up).  min, max
@@ -193,6 +199,7 @@ void cpucycles_bench_scratch_free(long long *scratch)
 int cpucycles_bench_take(struct cpucycles_bench_hold *h, int pin)
 {
   h->pin.active = 0;
+  h->nulls.n = 0, h->nulls.page = 0;
   if (!(h->scratch = cpucycles_bench_scratch())) return -1;
   if (pin) cpucycles_bench_pin_here(&h->pin);
   return 0;
@@ -202,7 +209,8 @@ void cpucycles_bench_release(struct cpucycles_bench_hold *h)
 {
   cpucycles_bench_unpin(&h->pin);
   cpucycles_bench_scratch_free(h->scratch);
-  h->pin.active = 0, h->scratch = 0;
+  if (h->nulls.page) munmap(h->nulls.page, CPUCYCLES_BENCH_NULLS_PAGE);
+  h->pin.active = 0, h->scratch = 0, h->nulls.page = 0, h->nulls.n = 0;
 }
 
 void cpucycles_bench_release_arg(void *h) { cpucycles_bench_release(h); }
@@ -312,10 +320,76 @@ static int measured_runs(const struct cpucycles_bench_clock *c, void (*fn)(void 
   return 0;
 }
 
+/* Whether fn and the library's empty function lie in different 4 GiB
+ * regions (where a call costs differently on recent Intel cores). */
+static int far_from_library(void (*fn)(void *))
+{
+  unsigned long long here = (unsigned long long)(size_t)empty_function;
+  return ((here ^ (unsigned long long)(size_t)fn) >> 16 >> 16) != 0;
+}
+
+/* The null benchmark, and how much it depends on where the empty function
+ * lies: the null overhead of calls calls of the library's own empty
+ * function (returned: a function that does work hides some of what a call
+ * to a far place costs, so no other empty function is nearer fn's truth),
+ * and into *spread the difference between the dearest and the cheapest of
+ * it and the empty functions placed beside fn (nulls), per run; -1
+ * (unknown) when none could be placed and fn lies far from the library, or
+ * when one of them had no undisturbed run.  They
+ * take turns, in rounds of NULL_RUNS / NULL_ROUNDS runs each, so that a
+ * machine whose speed changes moves them alike rather than apart. */
+#define NULL_ROUNDS 8
+#define NULLS (1 + CPUCYCLES_BENCH_PLACED)
+typedef char cpucycles_nulls_fit[NULLS * NULL_RUNS <= CPUCYCLES_BENCH_SCRATCH ? 1 : -1];
+static long long placed_overhead(const struct cpucycles_bench_clock *c, void (*fn)(void *),
+                                 const struct cpucycles_bench_nulls *nulls, long long calls,
+                                 long long switch_cost, long long *scratch, long long *spread)
+{
+  struct kept kn[NULLS];
+  struct tally ignored = {0, 0, 0};
+  struct cpucycles_bench_result stats;
+  void (*null[NULLS])(void *);
+  long long own = -1, low = 0, high = 0, o;
+  int i, round, seen = 0, n = 1 + nulls->n;
+  *spread = 0;
+  if (nulls->n == 0) {
+    if (far_from_library(fn)) *spread = -1;
+    return cpucycles_bench_null_overhead(c, calls, switch_cost, scratch);
+  }
+  null[0] = null_function;
+  for (i = 1; i < n; i++) null[i] = nulls->fn[i - 1];
+  for (i = 0; i < n; i++) kept_init(&kn[i], scratch + i * NULL_RUNS, NULL_RUNS);
+  for (round = 0; round < NULL_ROUNDS; round++)
+    for (i = 0; i < n; i++)
+      run(c, null[i], 0, calls, NULL_RUNS / NULL_ROUNDS, 0, switch_cost, &kn[i], 0, &ignored);
+  for (i = 0; i < n; i++) {
+    stats.flags = 0;
+    if (kn[i].n == 0 || cpucycles_bench_statistics(kn[i].buf, kn[i].n, 0, &stats) != 0) continue;
+    o = (long long)(stats.median + (stats.median < 0 ? -0.5 : 0.5));
+    if (i == 0) own = o;
+    if (!seen++ || o < low) low = o;
+    if (seen == 1 || o > high) high = o;
+  }
+  *spread = seen == n ? high - low : -1;
+  return own;
+}
+
+/* Whether a figure of median per call, after subtracting a null overhead
+ * uncertain by spread per run of calls calls (-1: unknown), is within
+ * what that uncertainty allows (see CPUCYCLES_BENCH_NULL_PLACEMENT). */
+int cpucycles_bench_null_placement(double median, long long spread, long long calls)
+{
+  double per_call = (double)spread / (double)calls;
+  if (spread < 0) return 1;
+  if (median < 0) median = -median;
+  return per_call > PLACEMENT_CYCLES && median < PLACEMENT_SHARE * per_call;
+}
+
 /* cpucycles_bench()'s work once its memory is held (and the thread
  * pinned): 0, or an errno value. */
 static int measure(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
                    const struct cpucycles_bench_options *o, long long *scratch,
+                   const struct cpucycles_bench_nulls *nulls, long long *spread,
                    struct cpucycles_bench_result *r)
 {
   long long warm_ups = o && o->warm_ups ? o->warm_ups : DEFAULT_WARM_UPS;
@@ -333,7 +407,7 @@ static int measure(const struct cpucycles_bench_clock *c, void (*fn)(void *), vo
   }
   r->calls = calls;
   /* the null benchmark: nothing between the reads but the calls */
-  overhead = cpucycles_bench_null_overhead(c, calls, switch_cost, scratch);
+  overhead = placed_overhead(c, fn, nulls, calls, switch_cost, scratch, spread);
   if (overhead != -1 && !(o && o->keep_overhead)) {
     r->overhead = overhead;
     r->flags |= CPUCYCLES_BENCH_SUBTRACTED;
@@ -351,6 +425,7 @@ int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void 
 {
   long long iterations = o && o->iterations ? o->iterations : DEFAULT_ITERATIONS;
   struct cpucycles_bench_hold hold CPUCYCLES_BENCH_HELD = {0};
+  long long spread = 0;
   int saved_errno = errno, rc;
 
   /* samples has room for iterations: they must be given with it */
@@ -367,7 +442,8 @@ int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void 
   if (hold.pin.active) r->flags |= CPUCYCLES_BENCH_PINNED;
   /* (bench.h, "What a call holds") */
   pthread_cleanup_push(cpucycles_bench_release_arg, &hold);
-  rc = measure(c, fn, arg, o, hold.scratch, r);
+  if (c->place_nulls) c->place_nulls(fn, &hold.nulls);
+  rc = measure(c, fn, arg, o, hold.scratch, &hold.nulls, &spread, r);
   pthread_cleanup_pop(1);
   if (rc != 0) {
     errno = rc;
@@ -376,6 +452,9 @@ int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void 
   if (cpucycles_bench_below_resolution(r->median, r->min, r->precision))
     r->flags |= CPUCYCLES_BENCH_BELOW_RESOLUTION;
   per_call(r, r->calls);
+  if ((r->flags & CPUCYCLES_BENCH_SUBTRACTED) &&
+      cpucycles_bench_null_placement(r->median, spread, r->calls))
+    r->flags |= CPUCYCLES_BENCH_NULL_PLACEMENT;
   errno = saved_errno;
   return 0;
 }

@@ -7,6 +7,22 @@
 #include "cpucycles-bench.h"
 #include <sched.h>
 
+/* Empty functions at fn's place (a call's cost depends on where its
+ * target lies: on recent Intel cores a call into another 4 GiB region
+ * than the call site's costs about 2 cycles more, so that the library's
+ * own empty function is no null benchmark for a function in the
+ * executable): fn[0] at fn's offset within its page, the others at other
+ * offsets; the spread of their null overheads and the library's is the
+ * subtraction's uncertainty.  page: the mapping that holds them, given
+ * back with the harness's memory. */
+#define CPUCYCLES_BENCH_PLACED 3
+#define CPUCYCLES_BENCH_NULLS_PAGE 4096 /* the size of page */
+struct cpucycles_bench_nulls {
+  void (*fn[CPUCYCLES_BENCH_PLACED])(void *);
+  int n;            /* placed (0: none) */
+  void *page;       /* 0, or a page of code to unmap */
+};
+
 struct cpucycles_bench_clock {
   /* The reads before and after a run, in cycles; each also sets *cpu to
    * a number that differs between CPUs (0 when unknown). */
@@ -15,6 +31,9 @@ struct cpucycles_bench_clock {
   /* Context switches of this thread so far, or -1 when unknown. */
   long long (*switches)(void);
   unsigned int flags; /* what is known of the counter: UNFENCED, FREQ_*, ... */
+  /* Empty functions placed where fn lies, into *nulls (bench-host.c:
+   * beside fn in memory); 0, or none placed: the library's own only. */
+  void (*place_nulls)(void (*fn)(void *), struct cpucycles_bench_nulls *nulls);
 };
 
 /* The harness's parts, shared by cpucycles_bench() and the comparison
@@ -29,6 +48,10 @@ long long cpucycles_bench_null_overhead(const struct cpucycles_bench_clock *c, l
 long long cpucycles_bench_choose_calls(const struct cpucycles_bench_clock *c, void (*fn)(void *),
                                        void *arg, long long precision, long long overhead);
 int cpucycles_bench_below_resolution(double median, double min, long long precision);
+/* Whether a median per call is within the uncertainty of a null overhead
+ * whose empty functions' spread is spread per run of calls calls (-1:
+ * unknown): CPUCYCLES_BENCH_NULL_PLACEMENT. */
+int cpucycles_bench_null_placement(double median, long long spread, long long calls);
 
 /* The harness's working memory: room for CPUCYCLES_BENCH_SCRATCH long
  * longs (the null benchmark's runs, then the reservoir of kept runs and
@@ -63,6 +86,7 @@ void cpucycles_bench_unpin(struct cpucycles_bench_pin *p);
 struct cpucycles_bench_hold {
   long long *scratch;
   struct cpucycles_bench_pin pin;
+  struct cpucycles_bench_nulls nulls;
 };
 int cpucycles_bench_take(struct cpucycles_bench_hold *h, int pin);
 void cpucycles_bench_release(struct cpucycles_bench_hold *h);

@@ -77,6 +77,8 @@ int cpucycles_compare_finish(const struct cpucycles_compare_acc *acc, long long 
   r->difference_error = error / k;
   if (cpucycles_bench_below_resolution(a, (double)acc->min, precision))
     r->flags |= CPUCYCLES_BENCH_BELOW_RESOLUTION;
+  /* pairs of one process: where its code lies is fixed for all of them */
+  r->flags |= CPUCYCLES_BENCH_PLACEMENT_NOT_COVERED;
   /* The verdict is the difference's interval's: where A measures a
    * positive time, the same as the ratio's interval against 1. */
   r->verdict = CPUCYCLES_COMPARE_INDISTINGUISHABLE;

@@ -7,6 +7,11 @@
 #include <math.h> /* isfinite: a macro, no libm */
 #include <string.h>
 
+/* What an in-process comparison's verdict covers, in words beside it
+ * (CPUCYCLES_BENCH_PLACEMENT_NOT_COVERED). */
+#define NOT_COVERED \
+  "this interval covers one process's placement; cpucycles-compare covers placement across processes"
+
 /* ---- one record, as JSON, a CSV row or the CSV header ----
  * Each field is written by name and value; the format decides what of
  * them goes out, so that the three cannot list different fields. */
@@ -134,6 +139,7 @@ long cpucycles_compare_format(char *buf, unsigned long size, int format, const c
   number(&w, "ratio_low", r ? r->ratio_low : 0);
   number(&w, "ratio_high", r ? r->ratio_high : 0);
   text(&w, "verdict", r ? cpucycles_compare_verdict_name(r->verdict) : "");
+  text(&w, "verdict_covers", r && (r->flags & CPUCYCLES_BENCH_PLACEMENT_NOT_COVERED) ? NOT_COVERED : "");
   number(&w, "a", r ? r->a : 0);
   number(&w, "b", r ? r->b : 0);
   number(&w, "difference", r ? r->difference : 0);
