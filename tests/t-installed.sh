@@ -6,14 +6,17 @@
 # the chosen counter's instruction inline in the user's code, CMake's
 # find_package(cpucycles) (SKIP without cmake), and programs built with our
 # header run with a stand-in for libcpucycles' own library
-# (tests/libcpucycles-standin.c).
+# (tests/libcpucycles-standin.c); every exported function has its man page
+# (man NAME finds it); and the install hook's ldconfig: a root install
+# without DESTDIR runs $(LDCONFIG) on the libdir (a stub here, recording
+# its arguments, into a scratch prefix), a DESTDIR install never does.
 # Needs: top_srcdir, top_builddir (from AM_TESTS_ENVIRONMENT), MAKE, CC, CXX;
 # the build's CFLAGS and LDFLAGS are added to the link (a sanitizer build).
 set -u
 . "$top_srcdir/tests/tap.sh"
 check() { what=$1; shift; if "$@" >>"$log" 2>&1; then ok "$what"; else notok "$what"; sed 's/^/# /' "$log"; fi; : >"$log"; }
 
-echo "1..25"
+echo "1..29"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-installed.XXXXXX") || exit 1
 trap 'rm -rf "$scratch"' EXIT
 log=$scratch/log
@@ -22,7 +25,16 @@ prefix=$(sed -n 's/^prefix=//p' "$top_builddir/cpucycles.pc")
 libdir=$(sed -n 's/^libdir=//p' "$top_builddir/cpucycles.pc" | sed "s|\${exec_prefix}|$prefix|; s|\${prefix}|$prefix|")
 root=$scratch/root
 
-check "make install DESTDIR=... succeeds" ${MAKE:-make} -C "$top_builddir" install DESTDIR="$root"
+# ldconfig, as the install hook sees it: a stub that records its arguments
+stub=$scratch/ldconfig-stub
+ldlog=$scratch/ldconfig.log
+printf '#!/bin/sh\necho "$*" >>"%s"\n' "$ldlog" >"$stub" && chmod +x "$stub"
+check "make install DESTDIR=... succeeds" ${MAKE:-make} -C "$top_builddir" install DESTDIR="$root" LDCONFIG="$stub"
+if [ ! -e "$ldlog" ]; then
+  ok "a DESTDIR install does not run ldconfig"
+else
+  notok "a DESTDIR install does not run ldconfig: it ran ldconfig $(cat "$ldlog")"
+fi
 inc=$root$prefix/include
 lib=$root$libdir
 # cpucycles-config.h, the one header that differs between architectures,
@@ -187,6 +199,63 @@ elif [ -f "$man3/cpucycles_bench_compare.3" ] &&
 else
   notok "man cpucycles_bench_compare finds cpucycles_bench(3)"; ls "$man3" | sed 's/^/# /'
 fi
+
+# man NAME finds a page for every function the two libraries export (but
+# the private interface's): the page itself, or a ".so" link to an
+# installed page whose NAME section names it.
+private=$(declared "$top_srcdir/src/private.h")
+functions() { # library: its exported functions
+  $NM -D --defined-only "$1" | awk '$2 == "T" { print $3 }'
+}
+if [ -z "$so" ] || [ -z "$bench_so" ]; then
+  skip "every exported function has its man page" "no shared library in this build"
+elif ! command -v "${NM%% *}" >/dev/null 2>&1; then
+  skip "every exported function has its man page" "no ${NM%% *}"
+else
+  missing= count=0
+  for name in $(functions "$so") $(functions "$bench_so"); do
+    case " $private " in *" $name "*) continue ;; esac
+    count=$((count + 1))
+    page=$man3/$name.3
+    target=$(sed -n 's|^\.so man3/\(.*\)$|\1|p' "$page" 2>/dev/null)
+    [ -n "$target" ] && page=$man3/$target
+    if [ ! -f "$page" ] || ! sed -n '/^\.SH NAME/,/^\.SH/p' "$page" | grep -qw "$name"; then
+      missing="$missing $name"
+    fi
+  done
+  if [ "$count" -gt 0 ] && [ -z "$missing" ]; then
+    ok "every exported function has its man page: $count names, each its page or a link to one that names it"
+  else
+    notok "exported functions without a man page that names them:$missing"; ls "$man3" | sed 's/^/# /'
+  fi
+fi
+
+# The install hook's ldconfig: a root install without DESTDIR runs it on
+# the libdir (so that the loader finds the library at once); a user's
+# install does not.  Into a scratch prefix, every directory the install
+# writes given on the command line (none may fall outside it), ldconfig
+# the stub; the counter library alone (libtool relinks the harness against
+# the installed counter, which it does only into configure's libdir).
+sys=$scratch/sys
+: >"$log"; rm -f "$ldlog"
+check "make install prefix=SCRATCH (no DESTDIR) succeeds" ${MAKE:-make} -C "$top_builddir" install \
+  prefix="$sys" exec_prefix="$sys" bindir="$sys/bin" libdir="$sys/lib" includedir="$sys/include" \
+  archincludedir="$sys/include" datarootdir="$sys/share" mandir="$sys/share/man" LDCONFIG="$stub" \
+  lib_LTLIBRARIES=libcpucycles.la
+if [ "$(id -u)" = 0 ]; then
+  if [ "$(cat "$ldlog" 2>/dev/null)" = "$sys/lib" ]; then
+    ok "as root, without DESTDIR, it runs ldconfig on the libdir: ldconfig $(cat "$ldlog")"
+  else
+    notok "as root, without DESTDIR, it runs ldconfig on the libdir ($sys/lib): $(cat "$ldlog" 2>/dev/null || echo not run)"
+  fi
+else
+  if [ ! -e "$ldlog" ]; then
+    ok "not root: it does not run ldconfig"
+  else
+    notok "not root: it does not run ldconfig, but ran ldconfig $(cat "$ldlog")"
+  fi
+fi
+: >"$log"
 
 # Which instruction the chosen counter's read is: its installed file says
 # so (CPUCYCLES_<ID>_INSTRUCTION), when its read is one inline instruction.
