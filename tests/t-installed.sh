@@ -8,8 +8,11 @@
 # header run with a stand-in for libcpucycles' own library
 # (tests/libcpucycles-standin.c); every exported function has its man page
 # (man NAME finds it); and the install hook's ldconfig: a root install
-# without DESTDIR runs $(LDCONFIG) on the libdir (a stub here, recording
-# its arguments, into a scratch prefix), a DESTDIR install never does.
+# without DESTDIR into a directory the loader searches runs $(LDCONFIG) on
+# the libdir (a stub here, into a scratch prefix: it records its arguments,
+# and lists the directories the loader searches as `ldconfig -v -N` does,
+# the scratch libdir among them or not); into another directory, or with
+# DESTDIR, or not as root, it does not.
 # Needs: top_srcdir, top_builddir (from AM_TESTS_ENVIRONMENT), MAKE, CC, CXX;
 # the build's CFLAGS and LDFLAGS are added to the link (a sanitizer build).
 set -u
@@ -25,10 +28,16 @@ prefix=$(sed -n 's/^prefix=//p' "$top_builddir/cpucycles.pc")
 libdir=$(sed -n 's/^libdir=//p' "$top_builddir/cpucycles.pc" | sed "s|\${exec_prefix}|$prefix|; s|\${prefix}|$prefix|")
 root=$scratch/root
 
-# ldconfig, as the install hook sees it: a stub that records its arguments
+# ldconfig, as the install hook sees it: a stub whose -v -N lists
+# $STUB_SEARCHED as a directory the loader searches, and which records the
+# arguments of any other call (one that would update the cache)
 stub=$scratch/ldconfig-stub
 ldlog=$scratch/ldconfig.log
-printf '#!/bin/sh\necho "$*" >>"%s"\n' "$ldlog" >"$stub" && chmod +x "$stub"
+printf '#!/bin/sh\ncase "$1" in -v) [ -n "${STUB_SEARCHED:-}" ] && echo "$STUB_SEARCHED: (from the stub)"; exit 0 ;; esac\necho "$*" >>"%s"\n' \
+  "$ldlog" >"$stub" && chmod +x "$stub"
+# (the DESTDIR install below: the stub says the loader searches its libdir)
+STUB_SEARCHED=$libdir
+export STUB_SEARCHED
 check "make install DESTDIR=... succeeds" ${MAKE:-make} -C "$top_builddir" install DESTDIR="$root" LDCONFIG="$stub"
 if [ ! -e "$ldlog" ]; then
   ok "a DESTDIR install does not run ldconfig"
@@ -230,29 +239,43 @@ else
   fi
 fi
 
-# The install hook's ldconfig: a root install without DESTDIR runs it on
-# the libdir (so that the loader finds the library at once); a user's
-# install does not.  Into a scratch prefix, every directory the install
-# writes given on the command line (none may fall outside it), ldconfig
-# the stub; the counter library alone (libtool relinks the harness against
-# the installed counter, which it does only into configure's libdir).
+# The install hook's ldconfig: a root install without DESTDIR into a
+# directory the loader searches runs it on the libdir (so that the loader
+# finds the library at once); one into another directory, or a user's,
+# does not.  Into a scratch prefix, every directory the install writes
+# given on the command line (none may fall outside it), ldconfig the stub;
+# the counter library alone (libtool relinks the harness against the
+# installed counter, which it does only into configure's libdir).
 sys=$scratch/sys
+sys_install() { # what the stub says the loader searches
+  STUB_SEARCHED=$1 ${MAKE:-make} -C "$top_builddir" install \
+    prefix="$sys" exec_prefix="$sys" bindir="$sys/bin" libdir="$sys/lib" includedir="$sys/include" \
+    archincludedir="$sys/include" datarootdir="$sys/share" mandir="$sys/share/man" LDCONFIG="$stub" \
+    lib_LTLIBRARIES=libcpucycles.la
+}
 : >"$log"; rm -f "$ldlog"
-check "make install prefix=SCRATCH (no DESTDIR) succeeds" ${MAKE:-make} -C "$top_builddir" install \
-  prefix="$sys" exec_prefix="$sys" bindir="$sys/bin" libdir="$sys/lib" includedir="$sys/include" \
-  archincludedir="$sys/include" datarootdir="$sys/share" mandir="$sys/share/man" LDCONFIG="$stub" \
-  lib_LTLIBRARIES=libcpucycles.la
+if sys_install "$scratch/elsewhere" >"$log" 2>&1 && [ ! -e "$ldlog" ] &&
+   { [ "$(id -u)" != 0 ] || grep -q "note: the loader does not search $sys/lib" "$log"; }; then
+  ok "make install prefix=SCRATCH, a directory the loader does not search: no ldconfig$(grep -m1 '^note:' "$log" | sed 's/^note/, and a note/')"
+else
+  notok "make install prefix=SCRATCH, a directory the loader does not search: no ldconfig, a note"
+  sed 's/^/# /' "$log"; [ -e "$ldlog" ] && echo "# ran ldconfig $(cat "$ldlog")"
+fi
+: >"$log"; rm -f "$ldlog"
+sys_install "$sys/lib" >"$log" 2>&1; status=$?
 if [ "$(id -u)" = 0 ]; then
-  if [ "$(cat "$ldlog" 2>/dev/null)" = "$sys/lib" ]; then
-    ok "as root, without DESTDIR, it runs ldconfig on the libdir: ldconfig $(cat "$ldlog")"
+  if [ $status -eq 0 ] && [ "$(cat "$ldlog" 2>/dev/null)" = "$sys/lib" ]; then
+    ok "as root, without DESTDIR, into a directory the loader searches, it runs ldconfig on the libdir: ldconfig $(cat "$ldlog")"
   else
-    notok "as root, without DESTDIR, it runs ldconfig on the libdir ($sys/lib): $(cat "$ldlog" 2>/dev/null || echo not run)"
+    notok "as root, without DESTDIR, into a directory the loader searches, it runs ldconfig on the libdir ($sys/lib): $(cat "$ldlog" 2>/dev/null || echo not run)"
+    sed 's/^/# /' "$log"
   fi
 else
-  if [ ! -e "$ldlog" ]; then
+  if [ $status -eq 0 ] && [ ! -e "$ldlog" ]; then
     ok "not root: it does not run ldconfig"
   else
-    notok "not root: it does not run ldconfig, but ran ldconfig $(cat "$ldlog")"
+    notok "not root: it does not run ldconfig (exit $status)$(cat "$ldlog" 2>/dev/null | sed 's/^/, but ran ldconfig /')"
+    sed 's/^/# /' "$log"
   fi
 fi
 : >"$log"
