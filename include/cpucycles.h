@@ -28,6 +28,15 @@
 #ifndef CPUCYCLES_H
 #define CPUCYCLES_H
 
+/* cffi's API mode (ffi.set_source(); the C it generates defines _CFFI_)
+ * binds "cpucycles" as its cdef() declares it, libcpucycles' pointer: with
+ * the inline function below in its place, it would call the function's
+ * code as that pointer, and crash.  It needs the declarations-only header
+ * (doc/bindings.md). */
+#if defined(_CFFI_) && !defined(CPUCYCLES_NO_INLINE)
+#error "cpucycles.h in cffi's API mode: define CPUCYCLES_NO_INLINE (ffi.set_source(..., define_macros=[(\"CPUCYCLES_NO_INLINE\", None)])), as cdef() binds libcpucycles' pointer cpucycles"
+#endif
+
 /* The build's configuration and the chosen counter's inline read; with
  * -DCPUCYCLES_NO_INLINE the header is declarations only (below), and
  * includes nothing. */

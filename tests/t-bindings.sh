@@ -7,10 +7,15 @@
 #   <cpucycles.h> with -DCPUCYCLES_NO_INLINE compiles alone (C99
 #     -Wpedantic -Werror, C++) and preprocesses to declarations only;
 #   tests/bindings-user.c, built with it, takes &cpucycles and counts;
-#   README's ctypes snippet, taken from README.md itself (SKIP without
-#     python3);
-#   cffi's cdef() of the preprocessed header, ABI mode (SKIP without cffi:
-#     Debian's python3-cffi);
+#   doc/bindings.md's snippets, each taken from the page as written: the
+#     ctypes snippet (SKIP without python3); the command that preprocesses
+#     the header for cffi's cdef() (through pkg-config, a .pc file here
+#     naming the build's headers and library); cffi's ABI mode (SKIP
+#     without cffi: Debian's python3-cffi) and API mode (SKIP without
+#     Python's headers: Debian's python3-dev), and API mode without
+#     CPUCYCLES_NO_INLINE stopped by the header's #error;
+#   under _CFFI_ (what cffi's API mode defines) the header stops with an
+#     #error naming CPUCYCLES_NO_INLINE;
 #   bindgen over the header, and a Rust program that calls
 #     cpucycles.unwrap()() (SKIP without bindgen or rustc: Debian's bindgen
 #     and rustc).
@@ -22,7 +27,7 @@ set -u
 . "$top_srcdir/tests/tap.sh"
 check() { what=$1; shift; if "$@" >>"$log" 2>&1; then ok "$what"; else notok "$what"; sed 's/^/# /' "$log"; fi; : >"$log"; }
 
-echo "1..18"
+echo "1..21"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-bindings.XXXXXX") || exit 1
 trap 'rm -rf "$scratch"' EXIT
 log=$scratch/log
@@ -47,15 +52,48 @@ else
   notok "<cpucycles.h> with -DCPUCYCLES_NO_INLINE does not compile alone:$bad"; sed 's/^/# /' "$log"
 fi
 : >"$log"
-# README's command: what cffi's cdef() is given.
-${CC:-cc} -E -P -DCPUCYCLES_NO_INLINE -DCPUCYCLES_API= $incflags - <"$scratch/alone.c" 2>>"$log" |
-  grep -v '^ *$' >"$scratch/cdef.h"
-if grep -q '^ *extern long long (\*cpucycles)(void);$' "$scratch/cdef.h" &&
-   ! grep -Eq 'inline|asm|__attribute__|[{}#]' "$scratch/cdef.h"; then
-  ok "with -DCPUCYCLES_NO_INLINE -DCPUCYCLES_API= it preprocesses to $(wc -l <"$scratch/cdef.h") declarations, no inline function, asm or attribute, libcpucycles' pointer among them"
+# cffi's API mode defines _CFFI_ in the C it generates: without
+# CPUCYCLES_NO_INLINE the header must stop it, saying what to define.
+printf '#define _CFFI_\n#include <cpucycles.h>\n' >"$scratch/cffi-api.c"
+if ! ${CC:-cc} $incflags -c "$scratch/cffi-api.c" -o "$scratch/cffi-api.o" >"$log" 2>&1 &&
+   grep -q 'error.*define CPUCYCLES_NO_INLINE' "$log" &&
+   ${CC:-cc} -DCPUCYCLES_NO_INLINE $incflags -c "$scratch/cffi-api.c" -o "$scratch/cffi-api.o" >>"$log" 2>&1; then
+  ok "under _CFFI_ (cffi's API mode) <cpucycles.h> stops with an #error naming CPUCYCLES_NO_INLINE, and compiles with it"
 else
-  notok "with -DCPUCYCLES_NO_INLINE -DCPUCYCLES_API= it preprocesses to declarations only, libcpucycles' pointer among them"
-  sed 's/^/# /' "$log" "$scratch/cdef.h"
+  notok "under _CFFI_ (cffi's API mode) <cpucycles.h> stops with an #error naming CPUCYCLES_NO_INLINE, and compiles with it"
+  sed 's/^/# /' "$log"
+fi
+: >"$log"
+
+# doc/bindings.md's blocks, as the page has them: the N-th ```LANG block
+# after the heading that starts with TITLE.
+doc_block() { # title lang n
+  awk -v t="$1" -v l="$2" -v n="$3" 'index($0, "## " t) == 1 { f = 1; next } f && /^## / { exit }
+    f && $0 == "```" l { k++; if (k == n) { p = 1; next } } p && /^```$/ { exit } p' \
+    "$top_srcdir/doc/bindings.md"
+}
+# pkg-config, as after an install: a .pc file naming the build's headers
+# and library (a stand-in for pkg-config where there is none).
+abs_src=$(cd "$top_srcdir" && pwd) abs_build=$(cd "$top_builddir" && pwd)
+mkdir -p "$scratch/pc" "$scratch/bin"
+printf 'Name: cpucycles\nDescription: the build tree\nVersion: 0\nCflags: -I%s/include -I%s/include\nLibs: -L%s/.libs -lcpucycles\n' \
+  "$abs_src" "$abs_build" "$abs_build" >"$scratch/pc/cpucycles.pc"
+if ! command -v pkg-config >/dev/null 2>&1; then
+  printf '#!/bin/sh\ncase "$*" in *--cflags*) echo "-I%s/include -I%s/include" ;; *) echo "-L%s/.libs -lcpucycles" ;; esac\n' \
+    "$abs_src" "$abs_build" "$abs_build" >"$scratch/bin/pkg-config" && chmod +x "$scratch/bin/pkg-config"
+fi
+export PKG_CONFIG_PATH="$scratch/pc"
+PATH=$scratch/bin:$PATH
+# doc/bindings.md's command: what cffi's cdef() is given.
+doc_block "The header for generators" sh 1 >"$scratch/cdef.sh"
+if [ -s "$scratch/cdef.sh" ] && (cd "$scratch" && sh ./cdef.sh) >>"$log" 2>&1 &&
+   cp "$scratch/cpucycles.cdef" "$scratch/cdef.h" &&
+   grep -q '^ *extern long long (\*cpucycles)(void);$' "$scratch/cdef.h" &&
+   ! grep -Eq 'inline|asm|__attribute__|[{}#]' "$scratch/cdef.h"; then
+  ok "doc/bindings.md's command preprocesses the header to $(grep -cv '^ *$' "$scratch/cdef.h") declarations, no inline function, asm or attribute, libcpucycles' pointer among them"
+else
+  notok "doc/bindings.md's command (a \`\`\`sh block) preprocesses the header to declarations only, libcpucycles' pointer among them"
+  sed 's/^/# /' "$scratch/cdef.sh" "$log" "$scratch/cdef.h" 2>/dev/null
 fi
 : >"$log"
 
@@ -135,18 +173,16 @@ if [ -z "$foreign" ] && command -v python3 >/dev/null 2>&1 && command -v "${OBJD
   fi
 fi
 
-# README's ctypes snippet, as README.md has it (the first python block of
-# its "From other languages" paragraph).
-awk '/^\*\*From other languages\*\*/ { f = 1 } f && /^## / { exit }
-     f && /^```python$/ { p = 1; next } p && /^```$/ { exit } p' "$top_srcdir/README.md" >"$scratch/snippet.py"
+# doc/bindings.md's ctypes snippet, as the page has it.
+doc_block "Python, ctypes" python 1 >"$scratch/snippet.py"
 if [ -s "$scratch/snippet.py" ]; then
-  ok "README's \"From other languages\" has a ctypes snippet ($(wc -l <"$scratch/snippet.py") lines)"
+  ok "doc/bindings.md has a ctypes snippet ($(wc -l <"$scratch/snippet.py") lines)"
 else
-  notok "README's \"From other languages\" has a ctypes snippet (a \`\`\`python block)"
+  notok "doc/bindings.md has a ctypes snippet (a \`\`\`python block under \"## Python, ctypes\")"
 fi
 # its line: "DIFFERENCE cycles; PERSECOND per second; IMPLEMENTATION"
 for name in ours standin lazy; do
-  what="README's ctypes snippet on $name: a count that goes forward, cpucycles_persecond() whole, the implementation"
+  what="doc/bindings.md's ctypes snippet on $name: a count that goes forward, cpucycles_persecond() whole, the implementation"
   dir=
   for l in $libs; do case $l in "$name="*) dir=${l#*=} ;; esac; done
   if ! command -v python3 >/dev/null 2>&1; then
@@ -158,36 +194,27 @@ for name in ours standin lazy; do
   elif LD_LIBRARY_PATH=$dir python3 "$scratch/snippet.py" >"$log" 2>&1 &&
        got=$(awk 'NR == 1 && NF == 6 && $2 == "cycles;" && $5 == "second;" && $1 > 0 { print $6, $3 }' "$log") &&
        [ -n "$got" ] && [ "$got" = "$(expect $name)" ]; then
-    ok "README's ctypes snippet on $name: $(cat "$log")"
+    ok "doc/bindings.md's ctypes snippet on $name: $(cat "$log")"
   else
     notok "$what (want: $(expect $name))"; sed 's/^/# /' "$log"
   fi
   : >"$log"
 done
 
-# cffi, ABI mode: cdef() of the preprocessed header, the pointer read at
-# each call (lib.cpucycles is the variable's current value).
-cat >"$scratch/cffi-user.py" <<'PY'
-import sys, warnings
-warnings.simplefilter("error", UserWarning)  # cffi's "String literal found in cdef()"
-import cffi
-ffi = cffi.FFI()
-with open(sys.argv[1]) as f:
-    ffi.cdef(f.read())
-lib = ffi.dlopen("libcpucycles.so.1")
-t0 = lib.cpucycles()
-t1 = lib.cpucycles()
-print(t1 - t0, "cycles;", lib.cpucycles_persecond(), "per second;", ffi.string(lib.cpucycles_implementation()).decode())
-PY
+# cffi, ABI mode: doc/bindings.md's snippet, cdef() of the preprocessed
+# header, the pointer read at each call (lib.cpucycles is the variable's
+# current value); cffi's warnings are errors ("String literal found in
+# cdef()").
+doc_block "Python, cffi's ABI mode" python 1 >"$scratch/cffi-user.py"
 for name in ours standin lazy; do
-  what="cffi's cdef() of the preprocessed header on $name"
+  what="doc/bindings.md's cffi ABI-mode snippet on $name"
   dir=
   for l in $libs; do case $l in "$name="*) dir=${l#*=} ;; esac; done
   if ! command -v python3 >/dev/null 2>&1 || ! python3 -c 'import cffi' >/dev/null 2>&1; then
     skip "$what" "no python3 with cffi (apt-get install python3-cffi)"
   elif [ -n "$foreign" ]; then
     skip "$what" "$foreign"
-  elif LD_LIBRARY_PATH=$dir python3 "$scratch/cffi-user.py" "$scratch/cdef.h" >"$log" 2>&1 &&
+  elif (cd "$scratch" && LD_LIBRARY_PATH=$dir python3 -W error::UserWarning cffi-user.py) >"$log" 2>&1 &&
        got=$(awk 'NR == 1 && NF == 6 && $1 > 0 { print $6, $3 }' "$log") &&
        [ -n "$got" ] && [ "$got" = "$(expect $name)" ]; then
     ok "$what: $(cat "$log")"
@@ -196,6 +223,47 @@ for name in ours standin lazy; do
   fi
   : >"$log"
 done
+
+# cffi, API mode: doc/bindings.md's build script compiles a module that
+# runs; without its CPUCYCLES_NO_INLINE the build stops at the header's
+# #error (it used to build, with a warning, and crash).
+what="doc/bindings.md's cffi API-mode build script builds a module that counts on ours"
+what_bad="cffi's API mode without CPUCYCLES_NO_INLINE stops at the build, naming it"
+api_skip=
+if ! command -v python3 >/dev/null 2>&1 || ! python3 -c 'import cffi' >/dev/null 2>&1; then
+  api_skip="no python3 with cffi (apt-get install python3-cffi)"
+elif [ -n "$foreign" ]; then
+  api_skip=$foreign
+elif ! python3 -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' 2>/dev/null; then
+  api_skip="no Python.h (apt-get install python3-dev)"
+fi
+if [ -n "$api_skip" ]; then
+  skip "$what" "$api_skip"; skip "$what_bad" "$api_skip"
+else
+  mkdir -p "$scratch/api" "$scratch/api-bad"
+  doc_block "Python, cffi's API mode" python 1 >"$scratch/api/build.py"
+  sed 's/define_macros=\[("CPUCYCLES_NO_INLINE", None)\], *//' "$scratch/api/build.py" >"$scratch/api-bad/build.py"
+  cp "$scratch/cpucycles.cdef" "$scratch/api/" 2>/dev/null; cp "$scratch/cpucycles.cdef" "$scratch/api-bad/" 2>/dev/null
+  if grep -q CPUCYCLES_NO_INLINE "$scratch/api/build.py" &&
+     (cd "$scratch/api" && python3 build.py) >>"$log" 2>&1 &&
+     (cd "$scratch/api" && LD_LIBRARY_PATH=$ours python3 -c 'from _cpucycles import ffi, lib
+t0 = lib.cpucycles(); t1 = lib.cpucycles()
+print(t1 - t0, "cycles;", lib.cpucycles_persecond(), "per second;", ffi.string(lib.cpucycles_implementation()).decode())') >"$log.run" 2>&1 &&
+     got=$(awk 'NR == 1 && NF == 6 && $1 > 0 { print $6, $3 }' "$log.run") && [ "$got" = "$expect_ours" ]; then
+    ok "$what: $(cat "$log.run")"
+  else
+    notok "$what (want: $expect_ours)"; sed 's/^/# /' "$scratch/api/build.py" "$log" "$log.run" 2>/dev/null
+  fi
+  : >"$log"
+  if ! grep -q CPUCYCLES_NO_INLINE "$scratch/api-bad/build.py" &&
+     ! (cd "$scratch/api-bad" && python3 build.py) >>"$log" 2>&1 &&
+     grep -q 'error.*define CPUCYCLES_NO_INLINE' "$log"; then
+    ok "$what_bad: $(grep -m1 -o 'error: #error.*' "$log" | cut -c1-100)..."
+  else
+    notok "$what_bad"; sed 's/^/# /' "$log"
+  fi
+  : >"$log"
+fi
 
 # bindgen over the header with -DCPUCYCLES_NO_INLINE, as a -sys crate's
 # build script runs it, and a Rust program written for libcpucycles.

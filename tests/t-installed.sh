@@ -6,14 +6,20 @@
 # the chosen counter's instruction inline in the user's code, CMake's
 # find_package(cpucycles) (SKIP without cmake), and programs built with our
 # header run with a stand-in for libcpucycles' own library
-# (tests/libcpucycles-standin.c).
+# (tests/libcpucycles-standin.c); every exported function has its man page
+# (man NAME finds it); and the install hook's ldconfig: a root install
+# without DESTDIR into a directory the loader searches runs $(LDCONFIG) on
+# the libdir (a stub here, into a scratch prefix: it records its arguments,
+# and lists the directories the loader searches as `ldconfig -v -N` does,
+# the scratch libdir among them or not); into another directory, or with
+# DESTDIR, or not as root, it does not.
 # Needs: top_srcdir, top_builddir (from AM_TESTS_ENVIRONMENT), MAKE, CC, CXX;
 # the build's CFLAGS and LDFLAGS are added to the link (a sanitizer build).
 set -u
 . "$top_srcdir/tests/tap.sh"
 check() { what=$1; shift; if "$@" >>"$log" 2>&1; then ok "$what"; else notok "$what"; sed 's/^/# /' "$log"; fi; : >"$log"; }
 
-echo "1..25"
+echo "1..29"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-installed.XXXXXX") || exit 1
 trap 'rm -rf "$scratch"' EXIT
 log=$scratch/log
@@ -22,7 +28,22 @@ prefix=$(sed -n 's/^prefix=//p' "$top_builddir/cpucycles.pc")
 libdir=$(sed -n 's/^libdir=//p' "$top_builddir/cpucycles.pc" | sed "s|\${exec_prefix}|$prefix|; s|\${prefix}|$prefix|")
 root=$scratch/root
 
-check "make install DESTDIR=... succeeds" ${MAKE:-make} -C "$top_builddir" install DESTDIR="$root"
+# ldconfig, as the install hook sees it: a stub whose -v -N lists
+# $STUB_SEARCHED as a directory the loader searches, and which records the
+# arguments of any other call (one that would update the cache)
+stub=$scratch/ldconfig-stub
+ldlog=$scratch/ldconfig.log
+printf '#!/bin/sh\ncase "$1" in -v) [ -n "${STUB_SEARCHED:-}" ] && echo "$STUB_SEARCHED: (from the stub)"; exit 0 ;; esac\necho "$*" >>"%s"\n' \
+  "$ldlog" >"$stub" && chmod +x "$stub"
+# (the DESTDIR install below: the stub says the loader searches its libdir)
+STUB_SEARCHED=$libdir
+export STUB_SEARCHED
+check "make install DESTDIR=... succeeds" ${MAKE:-make} -C "$top_builddir" install DESTDIR="$root" LDCONFIG="$stub"
+if [ ! -e "$ldlog" ]; then
+  ok "a DESTDIR install does not run ldconfig"
+else
+  notok "a DESTDIR install does not run ldconfig: it ran ldconfig $(cat "$ldlog")"
+fi
 inc=$root$prefix/include
 lib=$root$libdir
 # cpucycles-config.h, the one header that differs between architectures,
@@ -187,6 +208,77 @@ elif [ -f "$man3/cpucycles_bench_compare.3" ] &&
 else
   notok "man cpucycles_bench_compare finds cpucycles_bench(3)"; ls "$man3" | sed 's/^/# /'
 fi
+
+# man NAME finds a page for every function the two libraries export (but
+# the private interface's): the page itself, or a ".so" link to an
+# installed page whose NAME section names it.
+private=$(declared "$top_srcdir/src/private.h")
+functions() { # library: its exported functions
+  $NM -D --defined-only "$1" | awk '$2 == "T" { print $3 }'
+}
+if [ -z "$so" ] || [ -z "$bench_so" ]; then
+  skip "every exported function has its man page" "no shared library in this build"
+elif ! command -v "${NM%% *}" >/dev/null 2>&1; then
+  skip "every exported function has its man page" "no ${NM%% *}"
+else
+  missing= count=0
+  for name in $(functions "$so") $(functions "$bench_so"); do
+    case " $private " in *" $name "*) continue ;; esac
+    count=$((count + 1))
+    page=$man3/$name.3
+    target=$(sed -n 's|^\.so man3/\(.*\)$|\1|p' "$page" 2>/dev/null)
+    [ -n "$target" ] && page=$man3/$target
+    if [ ! -f "$page" ] || ! sed -n '/^\.SH NAME/,/^\.SH/p' "$page" | grep -qw "$name"; then
+      missing="$missing $name"
+    fi
+  done
+  if [ "$count" -gt 0 ] && [ -z "$missing" ]; then
+    ok "every exported function has its man page: $count names, each its page or a link to one that names it"
+  else
+    notok "exported functions without a man page that names them:$missing"; ls "$man3" | sed 's/^/# /'
+  fi
+fi
+
+# The install hook's ldconfig: a root install without DESTDIR into a
+# directory the loader searches runs it on the libdir (so that the loader
+# finds the library at once); one into another directory, or a user's,
+# does not.  Into a scratch prefix, every directory the install writes
+# given on the command line (none may fall outside it), ldconfig the stub;
+# the counter library alone (libtool relinks the harness against the
+# installed counter, which it does only into configure's libdir).
+sys=$scratch/sys
+sys_install() { # what the stub says the loader searches
+  STUB_SEARCHED=$1 ${MAKE:-make} -C "$top_builddir" install \
+    prefix="$sys" exec_prefix="$sys" bindir="$sys/bin" libdir="$sys/lib" includedir="$sys/include" \
+    archincludedir="$sys/include" datarootdir="$sys/share" mandir="$sys/share/man" LDCONFIG="$stub" \
+    lib_LTLIBRARIES=libcpucycles.la
+}
+: >"$log"; rm -f "$ldlog"
+if sys_install "$scratch/elsewhere" >"$log" 2>&1 && [ ! -e "$ldlog" ] &&
+   { [ "$(id -u)" != 0 ] || grep -q "note: the loader does not search $sys/lib" "$log"; }; then
+  ok "make install prefix=SCRATCH, a directory the loader does not search: no ldconfig$(grep -m1 '^note:' "$log" | sed 's/^note/, and a note/')"
+else
+  notok "make install prefix=SCRATCH, a directory the loader does not search: no ldconfig, a note"
+  sed 's/^/# /' "$log"; [ -e "$ldlog" ] && echo "# ran ldconfig $(cat "$ldlog")"
+fi
+: >"$log"; rm -f "$ldlog"
+sys_install "$sys/lib" >"$log" 2>&1; status=$?
+if [ "$(id -u)" = 0 ]; then
+  if [ $status -eq 0 ] && [ "$(cat "$ldlog" 2>/dev/null)" = "$sys/lib" ]; then
+    ok "as root, without DESTDIR, into a directory the loader searches, it runs ldconfig on the libdir: ldconfig $(cat "$ldlog")"
+  else
+    notok "as root, without DESTDIR, into a directory the loader searches, it runs ldconfig on the libdir ($sys/lib): $(cat "$ldlog" 2>/dev/null || echo not run)"
+    sed 's/^/# /' "$log"
+  fi
+else
+  if [ $status -eq 0 ] && [ ! -e "$ldlog" ]; then
+    ok "not root: it does not run ldconfig"
+  else
+    notok "not root: it does not run ldconfig (exit $status)$(cat "$ldlog" 2>/dev/null | sed 's/^/, but ran ldconfig /')"
+    sed 's/^/# /' "$log"
+  fi
+fi
+: >"$log"
 
 # Which instruction the chosen counter's read is: its installed file says
 # so (CPUCYCLES_<ID>_INSTRUCTION), when its read is one inline instruction.
