@@ -38,7 +38,7 @@ static inline long long cpucycles_round(double x) { return (long long)(x + 0.5);
 /* The rule of each kind (libcpucycles' selection rule), in one table
  * in measure.c that every consumer asks: the probes, the selection, the
  * unit, the harness's frequency flags, cpucycles-info (tests/t-rule.c pins
- * it, and the README's counters table against it). */
+ * it, and doc/counters.md's table against it). */
 /* What a kind's counts are; the values are cpucycles.h's CPUCYCLES_UNIT_*
  * (cpucycles.c checks they agree). */
 enum cpucycles_counts {
