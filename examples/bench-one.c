@@ -49,7 +49,8 @@ int main(void)
 
   printf("sum_bytes: median %.1f cycles a call, interquartile mean %.1f +- %.1f\n", r.median,
          r.interquartile_mean, r.interquartile_mean_error);
-  printf("%lld runs of %lld call(s) kept, %lld disturbed; the counter's step %lld cycles\n",
+  /* precision: the finest figure a run can show (its fenced reads). */
+  printf("%lld runs of %lld call(s) kept, %lld disturbed; precision %lld cycles a run\n",
          r.count, r.calls, r.disturbed, r.precision);
   /* The flags say how it was measured and what to doubt: print their names. */
   printf("flags:");

@@ -54,12 +54,12 @@ extern "C" {
  * result->runs_per_switch_check is the largest batch.  Interrupts that do not switch the thread out cannot
  * be seen: that is what the median and the interquartile mean are for.
  *
- * Tiny functions: a run of one call must span many of the counter's
- * steps (its precision), or the figures are the counter's grid rather
+ * Tiny functions: a run of one call must span many times the harness's
+ * precision (result->precision), or the figures are its grid rather
  * than fn (a 5-cycle function on a TSC that moves 26 at a time measures
  * 0 or 26).  With options->calls 0, each timed run is of k calls, the
  * smallest power of 2 for which k calls (the fastest of 8 tries, less
- * the null overhead) span 64 steps and 8 null overheads; the null
+ * the null overhead) span 64 times the precision and 8 null overheads; the null
  * benchmark is then k calls of an empty function, and every figure is
  * divided by k (result->calls).  CPUCYCLES_BENCH_BELOW_RESOLUTION says
  * when a run is still too short to trust (k is at most 65536).
@@ -137,8 +137,10 @@ struct cpucycles_bench_result {
                                 variance winsorized at the same cuts) */
   long long overhead;        /* the null overhead subtracted from each
                                 run of calls calls (0 if none) */
-  long long precision;       /* smallest nonzero difference of two
-                                back-to-back reads: the counter's step */
+  long long precision;       /* smallest nonzero difference of a run's
+                                two fenced reads around nothing: the
+                                finest figure a run can show (not
+                                cpucycles-info's step, of bare reads) */
   long long runs_per_switch_check; /* most runs covered by one context-
                                 switch check (1: each run checked alone) */
   long long calls;           /* calls of fn per timed run; the figures
@@ -179,8 +181,8 @@ struct cpucycles_bench_result {
                                            0x80000007 EDX bit 8 clear) */
 #define CPUCYCLES_BENCH_BELOW_RESOLUTION 0x800u /* a timed run (all its
                                            calls, overhead subtracted)
-                                           is under 8 of the counter's
-                                           steps, or some run measured
+                                           is under 8 times the
+                                           precision, or some run measured
                                            below 0: the figures are mostly
                                            the counter's grid */
 #define CPUCYCLES_BENCH_OTHER_LIBRARY 0x1000u /* the counter library is
@@ -296,7 +298,7 @@ struct cpucycles_compare_result {
   long long disturbed;       /* pairs excluded (migrated, switched out) */
   long long calls;           /* calls per timed run */
   long long overhead;        /* null overhead of a run (subtracted) */
-  long long precision;       /* the counter's step */
+  long long precision;       /* as cpucycles_bench_result's */
   long long b_first;         /* pairs in which B ran first */
   unsigned int flags;        /* CPUCYCLES_BENCH_* */
 };

@@ -17,11 +17,11 @@
 typedef char cpucycles_null_runs_fit[NULL_RUNS <= CPUCYCLES_BENCH_SCRATCH ? 1 : -1];
 #define BATCH_MAX 256
 #define SWITCH_CHECK_SHARE 20   /* a batch takes >= 20 times a switch check */
-#define CALLS_TARGET_STEPS 64   /* a timed run spans >= 64 counter steps */
+#define CALLS_TARGET_STEPS 64   /* a timed run spans >= 64 times the precision */
 #define CALLS_TARGET_OVERHEADS 8 /* ... and >= 8 null overheads */
 #define CALLS_TRIES 8
 #define CALLS_MAX 65536
-#define RESOLUTION_STEPS 8      /* a run under 8 steps: BELOW_RESOLUTION */
+#define RESOLUTION_STEPS 8      /* a run under 8 times it: BELOW_RESOLUTION */
 /* NULL_PLACEMENT: the library's empty function and those placed beside fn
  * cost different amounts, by over half a cycle per call, and fn's figure
  * per call is under 20 times that spread (the subtraction may be off by

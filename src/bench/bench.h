@@ -37,7 +37,8 @@ struct cpucycles_bench_clock {
 };
 
 /* The harness's parts, shared by cpucycles_bench() and the comparison
- * (bench.c): the counter's step (0: it never moves), the cost of a
+ * (bench.c): the precision (the smallest nonzero difference of a run's
+ * fenced reads; 0: the counter never moves), the cost of a
  * context-switch check, the null overhead (the median cost of a run of
  * calls empty calls: the reads and the calls, which every run pays) (-1: every run disturbed), the calls per run for fn ("Tiny
  * functions" in cpucycles.h), and whether a run is too short to trust. */
