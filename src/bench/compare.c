@@ -5,6 +5,7 @@
  * was switched out; the pairs go to the streaming statistics
  * (compare-stats.c).  bench-host.c gives it the real clock. */
 #include "compare.h"
+#include "util/rng.h"
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
@@ -59,8 +60,7 @@ static long long group(struct plan *p, long long pairs, struct cpucycles_compare
   const struct side *run[2];
   before = p->c->switches();
   for (i = 0; i < pairs; i++) {
-    p->order ^= p->order << 13, p->order ^= p->order >> 7, p->order ^= p->order << 17;
-    b_first = (int)(p->order >> 63);
+    b_first = (int)(cpucycles_xorshift(&p->order) >> 63);
     r->b_first += b_first;
     moved[i] = 0;
     /* One call site for both: two sites would be two copies of the
