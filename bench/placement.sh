@@ -151,15 +151,21 @@ below=$(($(flag_bit CPUCYCLES_BENCH_BELOW_RESOLUTION)))
 null_placement=$(($(flag_bit CPUCYCLES_BENCH_NULL_PLACEMENT) + 0))
 not_covered=$(($(flag_bit CPUCYCLES_BENCH_PLACEMENT_NOT_COVERED) + 0))
 
-echo "placement: $runs processes a case; $(uptime | sed 's/^ *//')"
-printf '%-28s %6s %8s %8s %7s  %s\n' "cpucycles_bench()" "0+-0.5" flagged neither "range" "goal: 0+-0.5 or flagged"
-for mode in exe exe+32 exe-page so so+32; do
+# processes MODE: $dir/main MODE in $runs fresh processes, each one's line
+# (or "error") into $dir/out.
+processes() {
   i=0
   : >"$dir/out"
   while [ $i -lt "$runs" ]; do
-    "$dir/main" $mode "$dir" >>"$dir/out" || echo "error" >>"$dir/out"
+    "$dir/main" "$1" "$dir" >>"$dir/out" || echo "error" >>"$dir/out"
     i=$((i + 1))
   done
+}
+
+echo "placement: $runs processes a case; $(uptime | sed 's/^ *//')"
+printf '%-28s %6s %8s %8s %7s  %s\n' "cpucycles_bench()" "0+-0.5" flagged neither "range" "goal: 0+-0.5 or flagged"
+for mode in exe exe+32 exe-page so so+32; do
+  processes $mode
   awk -v mode="empty, $mode" -v flags="$below $null_placement" -v runs="$runs" '
     function abs(x) { return x < 0 ? -x : x }
     function has(f, bits) { return int(f / bits[1]) % 2 || int(f / bits[2]) % 2 }
@@ -174,12 +180,7 @@ for mode in exe exe+32 exe-page so so+32; do
           sprintf("%.2f..%.2f", lo, hi), good + flagged, runs, runs - runs / 20,
           errors ? ", " errors " errors" : "" }' "$dir/out"
 done
-i=0
-: >"$dir/out"
-while [ $i -lt "$runs" ]; do
-  "$dir/main" tiny "$dir" >>"$dir/out" || echo "error" >>"$dir/out"
-  i=$((i + 1))
-done
+processes tiny
 awk -v flags="$below $null_placement" -v runs="$runs" '
   function abs(x) { return x < 0 ? -x : x }
   function has(f, bits) { return int(f / bits[1]) % 2 || int(f / bits[2]) % 2 }
@@ -195,12 +196,7 @@ awk -v flags="$below $null_placement" -v runs="$runs" '
 
 printf '%-28s %6s %8s %8s %7s  %s\n' "cpucycles_bench_compare()" slower faster "indist." "|r-1|max" goal
 for mode in identical plus05; do
-  i=0
-  : >"$dir/out"
-  while [ $i -lt "$runs" ]; do
-    "$dir/main" $mode "$dir" >>"$dir/out" || echo "error" >>"$dir/out"
-    i=$((i + 1))
-  done
+  processes $mode
   awk -v mode=$mode -v covered=$not_covered -v runs="$runs" '
     function abs(x) { return x < 0 ? -x : x }
     $1 == "error" { errors++; next }

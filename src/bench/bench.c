@@ -196,12 +196,17 @@ void cpucycles_bench_scratch_free(long long *scratch)
   if (scratch) munmap(scratch, CPUCYCLES_BENCH_SCRATCH * sizeof(long long));
 }
 
-int cpucycles_bench_take(struct cpucycles_bench_hold *h, int pin)
+int cpucycles_bench_take(struct cpucycles_bench_hold *h, int pin, unsigned int clock_flags,
+                         unsigned int *flags)
 {
   h->pin.active = 0;
   h->nulls.n = 0, h->nulls.page = 0;
-  if (!(h->scratch = cpucycles_bench_scratch())) return -1;
+  if (!(h->scratch = cpucycles_bench_scratch())) {
+    errno = ENOMEM;
+    return -1;
+  }
   if (pin) cpucycles_bench_pin_here(&h->pin);
+  *flags = clock_flags | (h->pin.active ? CPUCYCLES_BENCH_PINNED : 0);
   return 0;
 }
 
@@ -434,12 +439,7 @@ int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void 
     return -1;
   }
   memset(r, 0, sizeof *r);
-  if (cpucycles_bench_take(&hold, o && o->pin) != 0) {
-    errno = ENOMEM;
-    return -1;
-  }
-  r->flags = c->flags;
-  if (hold.pin.active) r->flags |= CPUCYCLES_BENCH_PINNED;
+  if (cpucycles_bench_take(&hold, o && o->pin, c->flags, &r->flags) != 0) return -1;
   /* (bench.h, "What a call holds") */
   pthread_cleanup_push(cpucycles_bench_release_arg, &hold);
   if (c->place_nulls) c->place_nulls(fn, &hold.nulls);

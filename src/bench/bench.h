@@ -82,14 +82,16 @@ void cpucycles_bench_unpin(struct cpucycles_bench_pin *p);
  * compiled with -fexceptions: configure.ac), and the code between
  * pthread_cleanup_push(cpucycles_bench_release_arg, ...) and its pop is
  * where a C library whose cancellation does not unwind (musl) releases it.
- * cpucycles_bench_take(): 0, or -1 when there is no memory to map (h
- * then holds nothing); cpucycles_bench_release() may be called again. */
+ * cpucycles_bench_take(): 0, with *flags the clock's and PINNED when it
+ * pinned, or -1 with errno ENOMEM when there is no memory to map (h then
+ * holds nothing); cpucycles_bench_release() may be called again. */
 struct cpucycles_bench_hold {
   long long *scratch;
   struct cpucycles_bench_pin pin;
   struct cpucycles_bench_nulls nulls;
 };
-int cpucycles_bench_take(struct cpucycles_bench_hold *h, int pin);
+int cpucycles_bench_take(struct cpucycles_bench_hold *h, int pin, unsigned int clock_flags,
+                         unsigned int *flags);
 void cpucycles_bench_release(struct cpucycles_bench_hold *h);
 void cpucycles_bench_release_arg(void *h);
 #if defined(__GNUC__)

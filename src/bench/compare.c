@@ -161,12 +161,7 @@ int cpucycles_bench_compare_with(const struct cpucycles_bench_clock *c, long lon
   budget = (long long)(seconds * (double)persecond);
   if (!wanted && persecond <= 0) wanted = UNTIMED_PAIRS;
   memset(r, 0, sizeof *r);
-  if (cpucycles_bench_take(&hold, o && o->pin) != 0) {
-    errno = ENOMEM;
-    return -1;
-  }
-  r->flags = c->flags;
-  if (hold.pin.active) r->flags |= CPUCYCLES_BENCH_PINNED;
+  if (cpucycles_bench_take(&hold, o && o->pin, c->flags, &r->flags) != 0) return -1;
   p.c = c, p.a.fn = a, p.a.arg = arg_a, p.b.fn = b, p.b.arg = arg_b;
   p.order = 0x9e3779b97f4a7c15ULL;
   /* (bench.h, "What a call holds") */
