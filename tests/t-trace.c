@@ -64,10 +64,10 @@ static void case_before_and_after(void)
 }
 
 #define THREADS 8
-static volatile int go;
+static int go;
 static void *first_call(void *arg)
 {
-  while (!go) sched_yield();
+  while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE)) sched_yield();
   *(long long *)arg = cpucycles();
   return 0;
 }
@@ -83,7 +83,7 @@ static void case_threads(void)
   for (i = 0; i < THREADS; i++)
     if (pthread_create(&t[i], 0, first_call, &counts[i]) == 0) n++;
     else break;
-  go = 1;
+  __atomic_store_n(&go, 1, __ATOMIC_RELEASE);
   for (i = 0; i < n; i++) pthread_join(t[i], 0);
 }
 
