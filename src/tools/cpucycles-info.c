@@ -163,7 +163,8 @@ static void measure_deltas(struct deltas *m)
  * The loops grow eightfold until one takes a millisecond: about 10 ms in
  * all, at most OBSERVED_TRIES loops, so cpucycles-info stays quick on a
  * slow or busy machine.  A loop whose reads go backwards, or that the
- * clock saw too short to bound, gives no range. */
+ * clock saw take less than a microsecond (the unit its line gives) or too
+ * short to bound, gives no range. */
 #define OBSERVED_FIRST_LOOPS 1024
 #define OBSERVED_TRIES 6
 #define OBSERVED_ENOUGH_NS 1000000
@@ -194,7 +195,7 @@ static int observe_once(long long loops, long long step, long long resolution_ns
   if (clock_gettime(CLOCK_MONOTONIC, &m1) != 0) return *ns = -1, 0;
   c3 = cpucycles();
   *ns = ns_between(&m0, &m1);
-  if (c1 < c0 || c2 < c1 || c3 < c2 || *ns <= 2 * resolution_ns) return 0;
+  if (c1 < c0 || c2 < c1 || c3 < c2 || *ns < 1000 || *ns <= 2 * resolution_ns) return 0;
   least = c2 - c1 - step > 0 ? c2 - c1 - step : 0;
   most = c3 - c0 + step;
   o->loops = loops;
@@ -345,7 +346,7 @@ static int report_text(const struct cpucycles_decision *d)
            o[i].high, o[i].loops, o[i].microseconds);
   if (!n)
     printf("cpucycles observed persecond: none: in every loop the counter or the clock went "
-           "backwards, or the clock did not see it\n");
+           "backwards, or the clock saw it take less than a microsecond\n");
   return finish(0);
 }
 
