@@ -76,7 +76,10 @@ CPUCYCLES_API const char *cpucycles_implementation(void);
 CPUCYCLES_API const char *cpucycles_version(void);
 /* libcpucycles' diagnostic: measures every counter and prints one
  * "cpucycles tracesetup N NAME precision P scaling S only32 0" line each,
- * then the verdict, on standard output (as libcpucycles does). */
+ * then the verdict, on standard output (as libcpucycles does).  Called
+ * before the library's first call (to any function here), it only arms
+ * them: that first call prints them, so lines the program prints in
+ * between come first; called after it, it prints them at once. */
 CPUCYCLES_API void cpucycles_tracesetup(void);
 
 /* What the counts are, for reports that must say "cycles" or "ns"-like

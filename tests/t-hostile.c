@@ -12,9 +12,12 @@
  *                cpucycles_persecond(), at its open() of
  *                /etc/cpucyclespersecond (made, in a mount namespace)
  *   cancel-trace a thread with a cancellation pending calls
- *                cpucycles_tracesetup(), whose measurements sleep and
- *                whose printf() writes: the library's code has no unwind
- *                tables (configure.ac), so none of those may act
+ *                cpucycles_tracesetup(), then cpucycles() (the first
+ *                call, which prints the lines it armed), then
+ *                cpucycles_tracesetup() again (which prints them itself):
+ *                their measurements sleep and their printf() writes; the
+ *                library's code has no unwind tables (configure.ac), so
+ *                none of those may act
  *   sigsys       a seccomp trap on a call it makes, whose SIGSYS handler
  *                calls cpucycles(): it re-enters the first call
  *   fork         a signal whose handler makes it, delivered to a forking
@@ -182,7 +185,9 @@ static void *cancelled_tracer(void *arg)
 {
   (void)arg;
   pthread_cancel(pthread_self());
-  cpucycles_tracesetup();
+  cpucycles_tracesetup(); /* armed: the first call prints the lines */
+  (void)cpucycles();
+  cpucycles_tracesetup(); /* decided: it prints them itself */
   traced = 1;
   pthread_testcancel();
   return 0;
@@ -345,7 +350,7 @@ static const struct hostile_case cases[] = {
     {case_fullmask, "a handler installed with a full sa_mask"},
     {case_pending, "a thread that blocks every signal with a SIGTRAP pending"},
     {case_cancel, "a thread cancelled during its first cpucycles_persecond()"},
-    {case_cancel_trace, "a thread with a cancellation pending calling cpucycles_tracesetup()"},
+    {case_cancel_trace, "a thread with a cancellation pending calling cpucycles_tracesetup() before and after its first call"},
     {case_sigsys, "a seccomp trap's SIGSYS handler calling cpucycles() during it"},
     {case_fork, "a signal delivered to a forking thread after the fork handlers' locks"},
 };

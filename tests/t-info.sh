@@ -31,7 +31,7 @@ out=$(mktemp "${TMPDIR:-/tmp}/cpucycles-info.XXXXXX") || exit 1
 err=$out.err
 trap 'rm -f "$out" "$err" "$out.text"' EXIT
 
-echo "1..101"
+echo "1..104"
 if $info >"$out" 2>"$err" && grep -q '^cpucycles version ' "$out" && grep -q '^cpucycles implementation' "$out"; then
   ok "cpucycles-info prints its report and exits 0"
 else
@@ -120,6 +120,43 @@ else
   notok "the tables' score, a read's cost and the step, labelled apart"; sed 's/^/# /' "$out" "$err"
 fi
 
+# ---- the deltas' interquartile mean and each delta's offset from it
+# (libcpucycles' line form: "cpucycles iqm N" then 64 signed offsets, no
+# space): the deltas the deltas line shows are the IQM plus their offsets
+# (the same reads), so a shown delta equal to the median has the offset
+# median - IQM ----
+iqm_line=$(grep '^cpucycles iqm ' "$out")
+if printf '%s\n' "$iqm_line" | grep -Eqx 'cpucycles iqm -?[0-9]+ ([+-][0-9]+){64}' &&
+   printf '%s\n%s\n' "$iqm_line" "$(grep '^cpucycles deltas: ' "$out")" | awk -v median="$median" '
+     NR == 1 { iqm = $3; s = $4; k = 0
+               while (match(s, /[+-][0-9]+/)) { off[++k] = substr(s, RSTART, RLENGTH) + 0; s = substr(s, RSTART + RLENGTH) } }
+     NR == 2 { for (i = 3; i <= 18; i++) { d = $i + 0
+                 if (d != iqm + off[i - 2]) bad = 1
+                 if (d == median + 0 && off[i - 2] != median - iqm) bad = 1 } }
+     END { exit bad || k != 64 }'; then
+  ok "the iqm line: $(printf '%s' "$iqm_line" | cut -c1-40)...: each shown delta is the IQM plus its offset"
+else
+  notok "the iqm line: 'cpucycles iqm N' and 64 offsets, the deltas line's deltas the IQM plus them"; sed 's/^/# /' "$out" "$err"
+fi
+# ---- the frequency observed against CLOCK_MONOTONIC: one line a loop
+# (libcpucycles' form), numbers that parse, LOW <= HIGH, the loops 1024
+# times a power of 8, growing (a loop that gave no range has no line), at
+# most 6; or the line that says no loop gave one.
+# No relation between them or to persecond is asserted (a busy machine) ----
+if awk '/^cpucycles observed persecond/ {
+       if ($0 ~ /^cpucycles observed persecond: none: /) { none++; next }
+       if ($0 !~ /^cpucycles observed persecond [0-9]+\.\.\.[0-9]+ with [0-9]+ loops [0-9]+ microseconds$/) bad = 1
+       split($4, r, /\.\.\./); if (r[1] + 0 > r[2] + 0) bad = 1
+       loops = $6 + 0; if (loops < want) bad = 1; want = loops * 8
+       while (loops > 1024 && loops % 8 == 0) loops /= 8
+       if (loops != 1024) bad = 1
+       n++ }
+     END { exit bad || !((n >= 1 && n <= 6 && !none) || (n == 0 && none == 1)) }' "$out"; then
+  ok "the observed persecond lines are well-formed, LOW <= HIGH: $(grep '^cpucycles observed persecond' "$out" | tail -n 1)"
+else
+  notok "the observed persecond lines"; sed 's/^/# /' "$out" "$err"
+fi
+
 # ---- what the counts are: the unit line, the kind's (measure.c's rule),
 # at the frequency the persecond line gives ----
 kind=$(sed -n 's/^cpucycles implementation kind: //p' "$out")
@@ -146,7 +183,9 @@ d = json.load(open(sys.argv[1]))
 want = ["version", "implementation", "implementation_kind", "persecond", "persecond_source",
         "persecond_ignored", "build_counters", "build_chose", "build_fingerprint",
         "host_fingerprint", "host_matches", "build_counter_verified", "verdict", "inline",
-        "runtime_counters", "deltas_median", "deltas_count", "unit", "unit_note", "step"]
+        "runtime_counters", "deltas_median", "deltas_count", "unit", "unit_note", "step",
+        "deltas_iqm", "deltas_offsets", "observed_persecond_low", "observed_persecond_high",
+        "observed_loops", "observed_microseconds"]
 missing = [k for k in want if k not in d]
 assert not missing, "missing %s" % missing
 # Its own choice, consistent with its own verdict: the build counter when
@@ -191,6 +230,46 @@ assert step is None or median <= 0 or step <= median, (step, median)
   fi
 else
   ok "--json's step # SKIP no python3"
+fi
+# the deltas in --json: all of them as offsets from their IQM, which is
+# their middle half's mean, rounded to the nearest (half away from
+# zero), between the smallest and the largest; the median and step the same deltas'.  The observed
+# frequency: the longest loop's range, integers with LOW <= HIGH, or all
+# four null.
+if command -v python3 >/dev/null 2>&1; then
+  if $info --json >"$out" 2>"$err" &&
+     python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+iqm, offsets, n = d["deltas_iqm"], d["deltas_offsets"], d["deltas_count"]
+assert isinstance(iqm, int) and not isinstance(iqm, bool), iqm
+assert isinstance(offsets, list) and len(offsets) == n, (len(offsets), n)
+assert all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)
+deltas = sorted(iqm + o for o in offsets)
+assert deltas[0] <= iqm <= deltas[-1], (deltas[0], iqm, deltas[-1])
+middle = deltas[n // 4 : n - n // 4]
+total, k = sum(middle), len(middle)
+want = (abs(total) + k // 2) // k * (1 if total >= 0 else -1)
+assert iqm == want, (iqm, want)
+assert d["deltas_median"] == deltas[n // 2], (d["deltas_median"], deltas[n // 2])
+moved = [x for x in deltas if x > 0]
+assert d["step"] == (moved[0] if moved else None), (d["step"], moved[:1])
+keys = ["observed_persecond_low", "observed_persecond_high", "observed_loops", "observed_microseconds"]
+values = [d[k] for k in keys]
+if values[0] is None:
+    assert values == [None] * 4, values
+else:
+    assert all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values), values
+    low, high, loops, us = values
+    assert low <= high, (low, high)
+    assert loops >= 1024 and loops & (loops - 1) == 0, loops
+' "$out" 2>"$err"; then
+    ok "--json's deltas_iqm ($(sed -n 's/^  "deltas_iqm": \(.*\),$/\1/p' "$out")) is its deltas_offsets' IQM, between the smallest and largest; observed_* $(sed -n 's/^  "observed_persecond_low": \(.*\),$/\1/p' "$out")...$(sed -n 's/^  "observed_persecond_high": \(.*\),$/\1/p' "$out")"
+  else
+    notok "--json's deltas_iqm, deltas_offsets and observed_*"; sed 's/^/# /' "$err"
+  fi
+else
+  ok "--json's deltas_iqm and observed_* # SKIP no python3"
 fi
 # the unit in --json: the kind's, and the text's (both runs chose the same
 # counter, or the text's is not comparable)

@@ -50,6 +50,8 @@ struct once {
 static struct once decision_once = {UNDECIDED, 0};
 static struct once persecond_once = {UNDECIDED, 0};
 static struct cpucycles_decision decision;
+/* 1 while cpucycles_tracesetup()'s lines wait for the decision. */
+static int trace_armed;
 static long long (*dispatch_read)(void);
 static unsigned long long dispatch_scale_q32;
 
@@ -149,7 +151,7 @@ CPUCYCLES_COLD static void wait_for_decision(struct once *once)
 CPUCYCLES_COLD static int run_once_slow(struct once *once, void (*decide)(void), int state)
 {
   struct cpucycles_signal_state saved;
-  int expected, cancel_state, saved_errno;
+  int expected, cancel_state, saved_errno, decided_here = 0;
 
   if (state == DECIDING && __atomic_load_n(&once->decider, __ATOMIC_ACQUIRE) == this_thread())
     return 0;
@@ -163,12 +165,22 @@ CPUCYCLES_COLD static int run_once_slow(struct once *once, void (*decide)(void),
       __atomic_store_n(&once->decider, this_thread(), __ATOMIC_RELEASE);
       decide();
       __atomic_store_n(&once->state, DECIDED, __ATOMIC_RELEASE);
+      decided_here = once == &decision_once;
       break;
     }
     if (expected == DECIDED || !forking_here) break;
     wait_while_forking(once);
   }
   cpucycles_restore_signals(&saved);
+  /* Armed tracesetup lines: printed here, where libcpucycles prints them
+   * (its selection), once the decision is published (they ask for it and
+   * the frequency) and with the signals as the program set them (a write
+   * to a full pipe may block: a SIGINT must still end it); cancellation
+   * is still disabled. */
+  if (decided_here) {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* cpucycles_trace_arm()'s */
+    if (__atomic_exchange_n(&trace_armed, 0, __ATOMIC_ACQ_REL)) cpucycles_trace_print();
+  }
   wait_for_decision(once);
   pthread_setcancelstate(cancel_state, 0);
   errno = saved_errno;
@@ -201,6 +213,18 @@ CPUCYCLES_COLD static void decide_now(void)
     cpucycles_abi_inline_scale_q32 = dispatch_scale_q32;
     __atomic_store_n(&cpucycles_abi_inline_id, CPUCYCLES_INLINE_ID, __ATOMIC_RELEASE);
   }
+}
+
+/* Arms the lines, then looks whether the decision is published: the
+ * decision's thread stores DECIDED before it takes them, so with a full
+ * fence on each side one of the two sees the other's store, and the
+ * exchange gives them to exactly one. */
+CPUCYCLES_COLD int cpucycles_trace_arm(void)
+{
+  __atomic_store_n(&trace_armed, 1, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&decision_once.state, __ATOMIC_ACQUIRE) != DECIDED) return 1;
+  return !__atomic_exchange_n(&trace_armed, 0, __ATOMIC_ACQ_REL);
 }
 
 /* 1 once the counter is chosen; 0 in a handler on top of the choosing. */

@@ -17,6 +17,7 @@
 #include "decide.h"
 #include "cpucycles/counter.h"
 #include "table.h"
+#include "library.h"
 #include <pthread.h>
 #include <stdio.h>
 
@@ -32,7 +33,7 @@ long long (*cpucycles)(void) = cpucycles_function;
  * counters are extended to 64 bits before anyone sees them.  On standard
  * output, as libcpucycles prints them, so that its cpucycles-info's output
  * keeps its shape. */
-CPUCYCLES_COLD void cpucycles_tracesetup(void)
+CPUCYCLES_COLD void cpucycles_trace_print(void)
 {
   struct cpucycles_result results[CPUCYCLES_MAX_COUNTERS];
   const struct cpucycles_decision *d = cpucycles_decision();
@@ -54,4 +55,13 @@ CPUCYCLES_COLD void cpucycles_tracesetup(void)
   printf("cpucycles verdict %s\n", d->why);
   fflush(stdout);
   pthread_setcancelstate(cancel_state, 0);
+}
+
+/* As libcpucycles: called before the selection (the first call to any
+ * function here), it arms the lines and the selection prints them, so a
+ * program's own lines printed in between come first; called after it, it
+ * prints them at once.  Arming is a store: no cancellation point. */
+CPUCYCLES_COLD void cpucycles_tracesetup(void)
+{
+  if (!cpucycles_trace_arm()) cpucycles_trace_print();
 }

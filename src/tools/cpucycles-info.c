@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* cpucycles-info - what cpucycles knows about this machine's counters:
  * the build host's table, whether this host is the build host, the
- * run-time verdict, the frequency and its source, and a few back-to-back
- * readings of the counter in use.
+ * run-time verdict, the frequency and its source, back-to-back readings
+ * of the counter in use, and its rate observed against CLOCK_MONOTONIC.
  *
  *   cpucycles-info           the report, for people (the lines libcpucycles'
  *                            cpucycles-info prints keep their exact form)
@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The library's decision and table, from the shared library this program
  * runs with (cpucycles_private()->info: src/private.h, src/core/info-abi.h),
@@ -78,6 +79,10 @@ static int find_library(void)
 
 #define DELTAS 1000
 #define DELTAS_SHOWN 16
+/* The deltas the text prints as offsets from their interquartile mean:
+ * about as many as libcpucycles' line holds (it takes 64 reads, 63
+ * deltas), in one line; --json gives them all. */
+#define OFFSETS_SHOWN 64
 /* What the tables' figure is: libcpucycles' "precision" (its
  * tracesetup's word, and the verdict's), which is not the step below. */
 #define SCORE "score = step + the kind's penalty, the smallest chosen"
@@ -87,7 +92,8 @@ static const char usage[] =
     "       cpucycles-info --compare OLD.json NEW.json [--tolerance PERCENT] [--exit-faster]\n"
     "                      [--judge-anyway]\n"
     "  (no option)  report the build's counters, this host's verdict, the\n"
-    "               unit, the frequency, a read's cost and the counter's step\n"
+    "               unit, the frequency, a read's cost, the counter's step and\n"
+    "               its rate observed against the clock\n"
     "  --json       the same facts as one JSON object\n"
     "  --check      exit 0 when the build's inline counter is verified on\n"
     "               this host (with no build counter, as in a portable build:\n"
@@ -122,19 +128,98 @@ static int compare_ll(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* Back-to-back cpucycles() differences: fills deltas[0..DELTAS-1] in read
- * order and returns their median, a read's cost; *step gets the smallest
- * nonzero one, the counter's step (0: it never moved). */
-static long long measure_deltas(long long *deltas, long long *step)
+/* Back-to-back cpucycles() differences, in read order, and what is made
+ * of them: their median (a read's cost), their interquartile mean (the
+ * mean of the middle half, rounded to a whole count: a read's cost that,
+ * unlike the median, is not held to the counter's steps), and the
+ * smallest nonzero one (the counter's step; 0: it never moved). */
+struct deltas {
+  long long d[DELTAS];
+  long long median, iqm, step;
+};
+
+static void measure_deltas(struct deltas *m)
 {
-  long long t[DELTAS + 1], sorted[DELTAS];
+  long long t[DELTAS + 1], sorted[DELTAS], sum = 0;
+  const int low = DELTAS / 4, n = DELTAS - 2 * (DELTAS / 4);
   int i;
   for (i = 0; i <= DELTAS; i++) t[i] = cpucycles();
-  for (i = 0; i < DELTAS; i++) sorted[i] = deltas[i] = t[i + 1] - t[i];
+  for (i = 0; i < DELTAS; i++) sorted[i] = m->d[i] = t[i + 1] - t[i];
   qsort(sorted, DELTAS, sizeof sorted[0], compare_ll);
-  for (*step = 0, i = 0; i < DELTAS && !*step; i++)
-    if (sorted[i] > 0) *step = sorted[i];
-  return sorted[DELTAS / 2];
+  for (m->step = 0, i = 0; i < DELTAS && !m->step; i++)
+    if (sorted[i] > 0) m->step = sorted[i];
+  m->median = sorted[DELTAS / 2];
+  for (i = low; i < low + n; i++) sum += sorted[i];
+  m->iqm = (sum + (sum < 0 ? -n / 2 : n / 2)) / n;
+}
+
+/* The frequency observed against CLOCK_MONOTONIC, independently of how
+ * the library found cpucycles_persecond(): the only check of it for a
+ * counter that is not scaled.  A loop is timed by both, each clock read
+ * between two counter reads (c0 m0 c1, loop, c2 m1 c3): the counter moved
+ * at least c2 - c1 and at most c3 - c0 while the clock moved m1 - m0,
+ * give or take one step of the counter and one of the clock (its
+ * resolution) at each end; so the counts per second lie in [LOW, HIGH].
+ * The loops grow eightfold until one takes a millisecond: about 10 ms in
+ * all, at most OBSERVED_TRIES loops, so cpucycles-info stays quick on a
+ * slow or busy machine.  A loop whose reads go backwards, or that the
+ * clock saw take less than a microsecond (the unit its line gives) or too
+ * short to bound, gives no range. */
+#define OBSERVED_FIRST_LOOPS 1024
+#define OBSERVED_TRIES 6
+#define OBSERVED_ENOUGH_NS 1000000
+
+struct observed {
+  long long loops, microseconds, low, high;
+};
+
+static volatile int observed_sink;
+
+static long long ns_between(const struct timespec *a, const struct timespec *b)
+{
+  return (long long)(b->tv_sec - a->tv_sec) * 1000000000LL + (b->tv_nsec - a->tv_nsec);
+}
+
+/* Fills *o for one loop of the given length and returns 1, or 0 when it
+ * gives no range; *ns gets how long the clock saw it take (-1: no clock). */
+static int observe_once(long long loops, long long step, long long resolution_ns,
+                        struct observed *o, long long *ns)
+{
+  struct timespec m0, m1;
+  long long c0, c1, c2, c3, i, least, most;
+  c0 = cpucycles();
+  if (clock_gettime(CLOCK_MONOTONIC, &m0) != 0) return *ns = -1, 0;
+  c1 = cpucycles();
+  for (i = 0; i < loops; i++) observed_sink = 0;
+  c2 = cpucycles();
+  if (clock_gettime(CLOCK_MONOTONIC, &m1) != 0) return *ns = -1, 0;
+  c3 = cpucycles();
+  *ns = ns_between(&m0, &m1);
+  if (c1 < c0 || c2 < c1 || c3 < c2 || *ns < 1000 || *ns <= 2 * resolution_ns) return 0;
+  least = c2 - c1 - step > 0 ? c2 - c1 - step : 0;
+  most = c3 - c0 + step;
+  o->loops = loops;
+  o->microseconds = (*ns + 500) / 1000;
+  /* floor and ceiling, in doubles: counts times 1e9 can pass 2^63 */
+  o->low = (long long)(least * 1e9 / (double)(*ns + resolution_ns));
+  o->high = (long long)(most * 1e9 / (double)(*ns - resolution_ns));
+  if ((double)o->high < most * 1e9 / (double)(*ns - resolution_ns)) o->high++;
+  return 1;
+}
+
+/* Each loop's range, in order, into o[0..]: their number. */
+static int observe_persecond(long long step, struct observed *o)
+{
+  struct timespec r;
+  long long loops = OBSERVED_FIRST_LOOPS, resolution_ns = 1, ns;
+  int tries, n = 0;
+  if (clock_getres(CLOCK_MONOTONIC, &r) == 0 && (r.tv_sec > 0 || r.tv_nsec > 0))
+    resolution_ns = (long long)r.tv_sec * 1000000000LL + r.tv_nsec;
+  for (tries = 0; tries < OBSERVED_TRIES; tries++, loops *= 8) {
+    n += observe_once(loops, step, resolution_ns, &o[n], &ns);
+    if (ns < 0 || ns >= OBSERVED_ENOUGH_NS) break;
+  }
+  return n;
 }
 
 /* A full disk or a closed pipe must not look like success to a script. */
@@ -206,8 +291,9 @@ static const char *unit_note(int unit)
 
 static int report_text(const struct cpucycles_decision *d)
 {
-  long long deltas[DELTAS], median, step;
-  int i;
+  struct deltas m;
+  struct observed o[OBSERVED_TRIES];
+  int i, n;
 
   /* libcpucycles' lines, in its exact form: "cpucycles version V",
    * "cpucycles implementation NAME", "cpucycles persecond N".  Ours have
@@ -240,14 +326,27 @@ static int report_text(const struct cpucycles_decision *d)
   if (d->persecond_report.problems[0])
     printf("cpucycles persecond ignored: %s\n", d->persecond_report.problems);
 
-  median = measure_deltas(deltas, &step);
+  measure_deltas(&m);
   printf("cpucycles deltas:");
-  for (i = 0; i < DELTAS_SHOWN; i++) printf(" %lld", deltas[i]);
-  printf(" ... median %lld of %d: a read's cost\n", median, DELTAS);
-  if (step)
-    printf("cpucycles step: %lld: the smallest nonzero delta, the counter's resolution\n", step);
+  for (i = 0; i < DELTAS_SHOWN; i++) printf(" %lld", m.d[i]);
+  printf(" ... median %lld of %d: a read's cost\n", m.median, DELTAS);
+  /* libcpucycles' form: "cpucycles iqm N" and each delta's offset from N,
+   * signed and unspaced (here the first OFFSETS_SHOWN of them) */
+  printf("cpucycles iqm %lld ", m.iqm);
+  for (i = 0; i < OFFSETS_SHOWN; i++) printf("%+lld", m.d[i] - m.iqm);
+  putchar('\n');
+  if (m.step)
+    printf("cpucycles step: %lld: the smallest nonzero delta, the counter's resolution\n", m.step);
   else
     printf("cpucycles step: none: the counter did not move in %d reads\n", DELTAS);
+  /* libcpucycles' form, one line a loop */
+  n = observe_persecond(m.step, o);
+  for (i = 0; i < n; i++)
+    printf("cpucycles observed persecond %lld...%lld with %lld loops %lld microseconds\n", o[i].low,
+           o[i].high, o[i].loops, o[i].microseconds);
+  if (!n)
+    printf("cpucycles observed persecond: none: in every loop the counter or the clock went "
+           "backwards, or the clock saw it take less than a microsecond\n");
   return finish(0);
 }
 
@@ -325,10 +424,14 @@ static void json_runtime_table(const struct cpucycles_decision *d)
 
 static int report_json(const struct cpucycles_decision *d)
 {
-  long long deltas[DELTAS];
+  struct deltas m;
+  struct observed o[OBSERVED_TRIES];
   long long persecond = cpucycles_persecond();
   const char *implementation = cpucycles_implementation();
-  long long step, median = measure_deltas(deltas, &step);
+  int i, n;
+
+  measure_deltas(&m);
+  n = observe_persecond(m.step, o);
 
   json_key("version", 1), json_string(cpucycles_version());
   json_key("implementation", 0), json_string(implementation);
@@ -346,13 +449,29 @@ static int report_json(const struct cpucycles_decision *d)
   json_key("verdict", 0), json_string(d->why);
   json_key("inline", 0), fputs(json_bool(inline_used(d)), stdout);
   json_key("runtime_counters", 0), json_runtime_table(d);
-  json_key("deltas_median", 0), printf("%lld", median);
+  json_key("deltas_median", 0), printf("%lld", m.median);
   json_key("deltas_count", 0), printf("%d", DELTAS);
   json_key("unit", 0), json_string(cpucycles_unit_name());
   json_key("unit_note", 0), json_string(unit_note(cpucycles_unit()));
   json_key("step", 0);
-  if (step) printf("%lld", step);
+  if (m.step) printf("%lld", m.step);
   else fputs("null", stdout);
+  json_key("deltas_iqm", 0), printf("%lld", m.iqm);
+  json_key("deltas_offsets", 0);
+  for (i = 0; i < DELTAS; i++) printf("%s%lld", i ? ", " : "[", m.d[i] - m.iqm);
+  putchar(']');
+  /* the longest loop's: the narrowest range */
+  if (n) {
+    json_key("observed_persecond_low", 0), printf("%lld", o[n - 1].low);
+    json_key("observed_persecond_high", 0), printf("%lld", o[n - 1].high);
+    json_key("observed_loops", 0), printf("%lld", o[n - 1].loops);
+    json_key("observed_microseconds", 0), printf("%lld", o[n - 1].microseconds);
+  } else {
+    json_key("observed_persecond_low", 0), fputs("null", stdout);
+    json_key("observed_persecond_high", 0), fputs("null", stdout);
+    json_key("observed_loops", 0), fputs("null", stdout);
+    json_key("observed_microseconds", 0), fputs("null", stdout);
+  }
   fputs("\n}\n", stdout);
   return finish(0);
 }
