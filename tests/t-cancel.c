@@ -120,7 +120,7 @@ static void check(enum how how, int compare, const cpu_set_t *initial, pthread_a
            "seen (14 MiB over the first 1000 here)");
 #else
   if (before < 0 || after < 0)
-    tap_skip("the process does not grow", "no /proc/self/statm");
+    tap_skip("the process does not grow", "no /proc/self/maps");
   else
     tap_ok(after - before < UNWIND_GROWTH_MAX, "%s: %d threads %s in it grow the process by "
            "%ld KiB (16 KiB each would be %d KiB)", name, UNWIND_CALLS, what,

@@ -76,7 +76,7 @@ void check(bool compare, const cpu_set_t &initial)
   tap_ok(caught == UNWIND_CALLS, "%s: %d of %d exceptions thrown by the function are caught by "
          "its caller", name, caught, UNWIND_CALLS);
   if (before < 0 || after < 0)
-    tap_skip("the process does not grow", "no /proc/self/statm");
+    tap_skip("the process does not grow", "no /proc/self/maps");
   else
     tap_ok(after - before < UNWIND_GROWTH_MAX, "%s: %d exceptions through it grow the process by "
            "%ld KiB (16 KiB each would be %d KiB)", name, UNWIND_CALLS, (after - before) / 1024,
