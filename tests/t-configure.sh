@@ -11,7 +11,7 @@
 set -u
 . "$top_srcdir/tests/tap.sh"
 
-echo "1..12"
+echo "1..15"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-configure.XXXXXX") || exit 1
 trap 'chmod -R u+w "$scratch" 2>/dev/null; rm -rf "$scratch"' EXIT
 
@@ -103,6 +103,27 @@ if [ "$status" -eq 0 ] && grep -q "is libcpucycles' name for amd64-pmcff" "$tree
   ok "--with-counter=amd64-pmc (libcpucycles 20260105's name) chooses amd64-pmcff"
 else
   notok "--with-counter=amd64-pmc chooses amd64-pmcff (exit status $status)"; tail -n 15 "$tree.out" | sed 's/^/# /'
+fi
+
+# --with-selection-rule takes the rules' names, and nothing else.
+run badrule '' "$@" --with-selection-rule=2026
+refuses "configure refuses --with-selection-rule=2026, naming the rules" \
+  "error: --with-selection-rule='2026' is not a rule: the rules are seed (or 20260105, the same numbers) and 20260901"
+# Probe results measured under one rule's numbers are not chosen among
+# under the other's: the presets here are this build's (its rule, seeds/000's
+# by default).
+other=20260901
+grep -q '^cpucycles_cv_selection_rule=.*20260901' "$scratch/presets" && other=seed
+run otherrule '' "$@" --with-selection-rule=$other
+refuses "configure refuses probe results preset under another selection rule" \
+  "error: the cached or preset probe results were measured under selection rule"
+run rule20260901 cpucycles_cv_selection_rule "$@" --with-selection-rule=20260901
+if [ "$status" -eq 0 ] &&
+   grep -q '^#define CPUCYCLES_SELECTION_RULE 20260901$' "$tree/include/cpucycles-config.h"; then
+  ok "--with-selection-rule=20260901 is in cpucycles-config.h"
+else
+  notok "--with-selection-rule=20260901 is in cpucycles-config.h (exit status $status)"
+  tail -n 15 "$tree.out" | sed 's/^/# /'
 fi
 
 run fingerprint cpucycles_cv_fingerprint "$@" 'cpucycles_cv_fingerprint=x"y\z'
