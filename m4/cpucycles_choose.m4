@@ -40,7 +40,7 @@ AC_DEFUN([_CPUCYCLES_CHOOSE_OPTIONS], [
 AC_ARG_WITH([counter],
   [AS_HELP_STRING([--with-counter=NAME],
     [use counter NAME instead of the best one found (e.g. amd64-tscp;
-     libcpucycles' names amd64-pmcff, amd64-perfpmcff and *-tscasm too)])],
+     libcpucycles 20260105's amd64-pmc, and x86-tscasm, too)])],
   [], [with_counter=auto])
 AC_ARG_ENABLE([inline],
   [AS_HELP_STRING([--disable-inline],
@@ -49,15 +49,13 @@ AC_ARG_ENABLE([inline],
      [AC_MSG_ERROR([--enable-inline takes yes or no, not '$enableval'])])],
   [enable_inline=yes])
 
-dnl libcpucycles 20260105's names for counters this list has under its own:
-dnl amd64-pmcff (RDPMC of fixed counter 1) and amd64-perfpmcff (the same
-dnl after opening a perf event) are amd64-pmc, whose setup opens the event
-dnl and does without it; the *-tscasm counters are the TSC read from an
-dnl assembly file, amd64-tsc and x86-tsc here.
+dnl Names of libcpucycles' for counters this list has under another: 20260105
+dnl (and this library before) called the RDPMC of fixed counter 1 amd64-pmc,
+dnl amd64-pmcff since (20260901's name); x86-tscasm is the TSC read from an
+dnl assembly file, which x86-tsc's inline read is.
 cpucycles_alias=
 AS_CASE([$with_counter],
-  [amd64-pmcff|amd64-perfpmcff], [cpucycles_alias=amd64-pmc],
-  [amd64-tscasm], [cpucycles_alias=amd64-tsc],
+  [amd64-pmc], [cpucycles_alias=amd64-pmcff],
   [x86-tscasm], [cpucycles_alias=x86-tsc])
 AS_IF([test -n "$cpucycles_alias"],
   [AC_MSG_NOTICE([--with-counter=$with_counter is libcpucycles' name for $cpucycles_alias here])

@@ -15,11 +15,15 @@
 #   and make install installs their files (CPUCYCLES_COUNTER_FILES).
 #   A new counter is its file and one line here; default-zero, the last
 #   resort, stays last.  (No space before the first name: m4 would keep it.)
+#   The amd64 counters are in libcpucycles 20260901's order (amd64-tscp,
+#   which it lacks, before amd64-tsc as before).
 
-m4_define([CPUCYCLES_COUNTERS], [[amd64-pmc],
+m4_define([CPUCYCLES_COUNTERS], [[amd64-perfpmcff],
   [amd64-perfpmc],
+  [amd64-pmcff],
   [amd64-tscp],
   [amd64-tsc],
+  [amd64-tscasm],
   [x86-tsc],
   [arm64-perfpmc],
   [arm64-pmc],

@@ -11,7 +11,7 @@
 set -u
 . "$top_srcdir/tests/tap.sh"
 
-echo "1..12"
+echo "1..15"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-configure.XXXXXX") || exit 1
 trap 'chmod -R u+w "$scratch" 2>/dev/null; rm -rf "$scratch"' EXIT
 
@@ -85,28 +85,45 @@ PATH=$scratch/bin:$PATH
 run twocounters '' "$@" --with-counter='amd64-tscp amd64-tsc'
 PATH=$save_PATH
 refuses "configure refuses --with-counter='amd64-tscp amd64-tsc', listing the counters" \
-  "error: .*--with-counter.* amd64-pmc amd64-perfpmc "
+  "error: .*--with-counter.* amd64-perfpmcff amd64-perfpmc amd64-pmcff "
 if [ ! -e "$scratch/ran" ]; then
   ok "no word of --with-counter runs as a command"
 else
   notok "no word of --with-counter runs as a command (amd64_tsc ran)"
 fi
 
-# libcpucycles' names are accepted for ours: amd64-tscasm is amd64-tsc
-# (x86-tscasm x86-tsc), where the build probed that counter as available.
-alias=
-grep -q '^cpucycles_cv_counter_amd64_tsc=.yes' "$scratch/presets" && alias=amd64-tscasm target=amd64-tsc
-grep -q '^cpucycles_cv_counter_x86_tsc=.yes' "$scratch/presets" && alias=x86-tscasm target=x86-tsc
-if [ -z "$alias" ]; then
-  ok "--with-counter takes libcpucycles' names # SKIP no TSC counter available in this build"
+# libcpucycles 20260105's name amd64-pmc is accepted for 20260901's
+# amd64-pmcff: with amd64-pmcff preset available (as on an Intel host
+# with a PMU; here it faults), --with-counter=amd64-pmc chooses it.
+var=cpucycles_cv_counter_amd64_pmcff
+run alias $var "$@" --with-counter=amd64-pmc \
+  "$var=yes precision=8 hz=2600000000 kind=1 scale=1 persecond=2600000000 scaled=0 inline=1 kindname=on-core"
+if [ "$status" -eq 0 ] && grep -q "is libcpucycles' name for amd64-pmcff" "$tree.out" &&
+   grep -q '^#define CPUCYCLES_CHOSEN "amd64-pmcff"' "$tree/include/cpucycles-config.h"; then
+  ok "--with-counter=amd64-pmc (libcpucycles 20260105's name) chooses amd64-pmcff"
 else
-  run alias '' "$@" --with-counter=$alias
-  if [ "$status" -eq 0 ] && grep -q "is libcpucycles' name for $target" "$tree.out" &&
-     grep -q "^#define CPUCYCLES_CHOSEN \"$target\"" "$tree/include/cpucycles-config.h"; then
-    ok "--with-counter=$alias (libcpucycles' name) chooses $target"
-  else
-    notok "--with-counter=$alias chooses $target (exit status $status)"; tail -n 15 "$tree.out" | sed 's/^/# /'
-  fi
+  notok "--with-counter=amd64-pmc chooses amd64-pmcff (exit status $status)"; tail -n 15 "$tree.out" | sed 's/^/# /'
+fi
+
+# --with-selection-rule takes the rules' names, and nothing else.
+run badrule '' "$@" --with-selection-rule=2026
+refuses "configure refuses --with-selection-rule=2026, naming the rules" \
+  "error: --with-selection-rule='2026' is not a rule: the rules are seed (or 20260105, the same numbers) and 20260901"
+# Probe results measured under one rule's numbers are not chosen among
+# under the other's: the presets here are this build's (its rule, seeds/000's
+# by default).
+other=20260901
+grep -q '^cpucycles_cv_selection_rule=.*20260901' "$scratch/presets" && other=seed
+run otherrule '' "$@" --with-selection-rule=$other
+refuses "configure refuses probe results preset under another selection rule" \
+  "error: the cached or preset probe results were measured under selection rule"
+run rule20260901 cpucycles_cv_selection_rule "$@" --with-selection-rule=20260901
+if [ "$status" -eq 0 ] &&
+   grep -q '^#define CPUCYCLES_SELECTION_RULE 20260901$' "$tree/include/cpucycles-config.h"; then
+  ok "--with-selection-rule=20260901 is in cpucycles-config.h"
+else
+  notok "--with-selection-rule=20260901 is in cpucycles-config.h (exit status $status)"
+  tail -n 15 "$tree.out" | sed 's/^/# /'
 fi
 
 run fingerprint cpucycles_cv_fingerprint "$@" 'cpucycles_cv_fingerprint=x"y\z'

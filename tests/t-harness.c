@@ -394,7 +394,8 @@ static double interleaved_ratio(struct cpucycles_bench_result *once,
 static void real_counter(void)
 {
   const char *impl = cpucycles_implementation();
-  int tsc = !strcmp(impl, "amd64-tsc") || !strcmp(impl, "amd64-tscp") || !strcmp(impl, "x86-tsc");
+  int tsc = !strcmp(impl, "amd64-tsc") || !strcmp(impl, "amd64-tscasm") || !strcmp(impl, "amd64-tscp") ||
+            !strcmp(impl, "x86-tsc");
   struct cpucycles_bench_options o;
   struct cpucycles_bench_result r, once, twice;
   struct mover m;

@@ -34,7 +34,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#define PLAN 16
+#define PLAN 17
 #define BUSY_MS 20
 /* 20 ms of running counts at least this much: nanoseconds (task clock)
  * or cycles (a real PMU at 50 MHz or more). */
@@ -325,6 +325,25 @@ int main(int argc, char **argv)
     if (status == 0) c->release(0);
     tap_ok(perf_fds() == 0 && perf_maps() == 0, "%s leaves no descriptor or mapping after its %s setup",
            c->name, status == 0 ? "released" : "failed");
+  }
+  /* amd64-perfpmcff (20260901's): measured as the selection measures it,
+   * under the guard.  The shim's task clock opens but gives no RDPMC
+   * (cap_user_rdpmc 0): refused with that reason, nothing left open; on a
+   * PMU it counts, or faults (AMD: no fixed counters) and says so. */
+  c = counter("amd64-perfpmcff");
+  if (!c) {
+    tap_skip("amd64-perfpmcff is measured and refused with its reason", "not on this target");
+  } else {
+    struct cpucycles_result r;
+    int shim = getenv("LD_PRELOAD") != 0;
+    cpucycles_measure(c, 2600000000LL, &r);
+    tap_diag("amd64-perfpmcff: %s", r.available ? "available" : r.reason);
+    if (r.available) c->release(0);
+    tap_ok(shim ? !r.available && r.reason && strstr(r.reason, "cap_user_rdpmc") && perf_fds() == 0 &&
+                      perf_maps() == 0
+                : (r.available ? r.precision >= 0 : r.reason != 0) && perf_fds() == 0 && perf_maps() == 0,
+           "amd64-perfpmcff %s, and leaves no descriptor or mapping",
+           shim ? "opens the shim's event and is refused: no user RDPMC on it" : "is measured under the guard");
   }
   c = counter("default-perfevent");
   tap_ok(c->setup(&s) == 0 && perf_fds() == 1 && (c->release(0), perf_fds() == 0),

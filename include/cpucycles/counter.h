@@ -140,7 +140,7 @@ CPUCYCLES_ALWAYS_INLINE long long cpucycles_scale_ticks(long long ticks, unsigne
  *     compiler from moving the measured code's loads and stores across the
  *     asm.  Either alone orders nothing: without the clobber the compiler
  *     may have moved the code the fence was meant to hold back.
- *     (amd64-pmc, amd64-tscp, arm64-vct.)
+ *     (amd64-pmcff, amd64-tscp, arm64-vct.)
  *   - A read without such a fence has no "memory" clobber either: the CPU
  *     may run it early or late anyway, and the clobber would only make the
  *     compiler spill and reload registers around every read, a cost in the

@@ -297,7 +297,8 @@ void cpucycles_bench_host_clock(struct cpucycles_bench_clock *c)
   unsigned int cpu;
 
 #if defined(__x86_64__) || defined(__i386__)
-  if (!strcmp(name, "amd64-tsc") || !strcmp(name, "amd64-tscp") || !strcmp(name, "x86-tsc"))
+  if (!strcmp(name, "amd64-tsc") || !strcmp(name, "amd64-tscasm") || !strcmp(name, "amd64-tscp") ||
+      !strcmp(name, "x86-tsc"))
     fenced = tsc_clock(c);
 #else
   (void)name;

@@ -14,24 +14,47 @@
 #define CPUCYCLES_READS_PER_TRY 1000
 #define CPUCYCLES_TRIES 10
 
-/* The rule, one row per kind (measure.h).  Seeds/000: an on-core counter
+/* Which set of numbers the rule uses (configure's --with-selection-rule):
+ * the probes are compiled with configure's -DCPUCYCLES_SELECTION_RULE, the
+ * library and the tests take it from cpucycles-config.h, so configure's
+ * choice and the run-time one use the same numbers. */
+#if !defined(CPUCYCLES_SELECTION_RULE)
+#include "cpucycles-config.h"
+#endif
+#if CPUCYCLES_SELECTION_RULE != CPUCYCLES_RULE_SEED && CPUCYCLES_SELECTION_RULE != CPUCYCLES_RULE_20260901
+#error "CPUCYCLES_SELECTION_RULE is neither CPUCYCLES_RULE_SEED nor CPUCYCLES_RULE_20260901"
+#endif
+
+/* The rule, one row per kind (measure.h), with a penalty for each set of
+ * numbers.  Seeds/000 (libcpucycles up to 20260105): an on-core counter
  * counts the core's cycles and pays nothing; an off-core one (the TSC, a
  * timer) counts time and pays 100, as does a count read through a system
- * call; an OS clock pays 200.  Off-core timers at their own rate and OS
- * clocks are scaled to cycles by the frequency estimate. */
+ * call; an OS clock pays 200.  libcpucycles 20260901 (its tracesetup on
+ * this machine: amd64-tsc 1001, amd64-tscasm 1011, default-monotonic 1071,
+ * default-gettimeofday 3626, against steps of 1, 1, 51 and 2596): 1000 for
+ * off-core counters and OS clocks, and 300 for one kind, which those
+ * figures do not show: we give it to the system call (default-perfevent),
+ * which counts the core's cycles but pays a system call for each read;
+ * plus 10 per working counter before it in the list (cpucycles_choose).
+ * Off-core timers at their own rate and OS clocks are scaled to cycles by
+ * the frequency estimate. */
 static const struct cpucycles_kind_rule {
   int kind;
   const char *name;
-  long long penalty;
+  long long penalty[2]; /* seeds/000's, 20260901's */
   int scaled;
   int counts; /* enum cpucycles_counts */
 } cpucycles_kind_rules[] = {
-    {CPUCYCLES_KIND_ONCORE, "on-core", 0, 0, CPUCYCLES_COUNTS_CORE_CYCLES},
-    {CPUCYCLES_KIND_OFFCORE, "off-core", 100, 0, CPUCYCLES_COUNTS_CONSTANT_RATE},
-    {CPUCYCLES_KIND_SCALED, "off-core scaled", 100, 1, CPUCYCLES_COUNTS_CONSTANT_RATE},
-    {CPUCYCLES_KIND_SYSCALL, "system call", 100, 0, CPUCYCLES_COUNTS_CORE_CYCLES},
-    {CPUCYCLES_KIND_OSCLOCK, "OS clock", 200, 1, CPUCYCLES_COUNTS_OS_CLOCK},
-    {CPUCYCLES_KIND_NONE, "none", 0, 0, CPUCYCLES_COUNTS_NOTHING}};
+    {CPUCYCLES_KIND_ONCORE, "on-core", {0, 0}, 0, CPUCYCLES_COUNTS_CORE_CYCLES},
+    {CPUCYCLES_KIND_OFFCORE, "off-core", {100, 1000}, 0, CPUCYCLES_COUNTS_CONSTANT_RATE},
+    {CPUCYCLES_KIND_SCALED, "off-core scaled", {100, 1000}, 1, CPUCYCLES_COUNTS_CONSTANT_RATE},
+    {CPUCYCLES_KIND_SYSCALL, "system call", {100, 300}, 0, CPUCYCLES_COUNTS_CORE_CYCLES},
+    {CPUCYCLES_KIND_OSCLOCK, "OS clock", {200, 1000}, 1, CPUCYCLES_COUNTS_OS_CLOCK},
+    {CPUCYCLES_KIND_NONE, "none", {0, 0}, 0, CPUCYCLES_COUNTS_NOTHING}};
+
+/* 20260901's term for a counter's place in the list: this much per working
+ * counter before it (seeds/000 has none). */
+static const long long cpucycles_rule_position_penalty[2] = {0, 10};
 
 /* Not inlined: each accessor below is then a call and a load. */
 __attribute__((__noinline__)) static const struct cpucycles_kind_rule *cpucycles_rule(int kind)
@@ -42,7 +65,14 @@ __attribute__((__noinline__)) static const struct cpucycles_kind_rule *cpucycles
   return &cpucycles_kind_rules[i]; /* an unknown kind is "none" */
 }
 
-long long cpucycles_kind_penalty(int kind) { return cpucycles_rule(kind)->penalty; }
+long long cpucycles_rule_kind_penalty(int rule, int kind)
+{
+  return cpucycles_rule(kind)->penalty[rule == CPUCYCLES_RULE_20260901];
+}
+long long cpucycles_kind_penalty(int kind)
+{
+  return cpucycles_rule_kind_penalty(CPUCYCLES_SELECTION_RULE, kind);
+}
 const char *cpucycles_kind_name(int kind) { return cpucycles_rule(kind)->name; }
 int cpucycles_kind_scaled(int kind) { return cpucycles_rule(kind)->scaled; }
 int cpucycles_kind_counts(int kind) { return cpucycles_rule(kind)->counts; }
@@ -308,15 +338,31 @@ CPUCYCLES_COLD int cpucycles_measure_rate(const struct cpucycles_counter *c,
   return r->available;
 }
 
-CPUCYCLES_COLD int cpucycles_choose(const struct cpucycles_result *results, int n)
+CPUCYCLES_COLD long long cpucycles_rule_score(int rule, const struct cpucycles_result *results,
+                                              int i)
+{
+  long long score = results[i].precision;
+  int j;
+  for (j = 0; j < i; j++)
+    if (results[j].available) score += cpucycles_rule_position_penalty[rule == CPUCYCLES_RULE_20260901];
+  return score;
+}
+
+CPUCYCLES_COLD int cpucycles_rule_choose(int rule, const struct cpucycles_result *results, int n)
 {
   int i, best = n - 1;
+  long long best_score = 0, score;
   for (i = 0; i < n - 1; i++) {
     if (!results[i].available) continue;
-    if (!results[best].available || results[i].precision < results[best].precision)
-      best = i;
+    score = cpucycles_rule_score(rule, results, i);
+    if (!results[best].available || score < best_score) best = i, best_score = score;
   }
   return best;
+}
+
+CPUCYCLES_COLD int cpucycles_choose(const struct cpucycles_result *results, int n)
+{
+  return cpucycles_rule_choose(CPUCYCLES_SELECTION_RULE, results, n);
 }
 
 const char cpucycles_reason_not_measured[] = "not measured: an earlier OS clock works";

@@ -47,8 +47,15 @@ enum cpucycles_counts {
   CPUCYCLES_COUNTS_CONSTANT_RATE = 2,
   CPUCYCLES_COUNTS_OS_CLOCK = 3
 };
-/* Penalty in cycles added to a kind's measured precision. */
+/* The selection rule's two sets of numbers (configure's
+ * --with-selection-rule, cpucycles-config.h's CPUCYCLES_SELECTION_RULE):
+ * seeds/000's, which libcpucycles used up to 20260105, and 20260901's. */
+#define CPUCYCLES_RULE_SEED 20260105
+#define CPUCYCLES_RULE_20260901 20260901
+/* Penalty in cycles added to a kind's measured precision, under the
+ * build's numbers, or under `rule`'s. */
 long long cpucycles_kind_penalty(int kind);
+long long cpucycles_rule_kind_penalty(int rule, int kind);
 /* "on-core", "off-core", ... for people. */
 const char *cpucycles_kind_name(int kind);
 /* 1 when a counter of this kind ticks at its own rate and is scaled to
@@ -104,6 +111,11 @@ double cpucycles_scale_for(int kind, const struct cpucycles_setup *s, const doub
  * default-zero) when none is available.  The one rule that configure's
  * choice (probes/choose.c) and the run-time choice share. */
 int cpucycles_choose(const struct cpucycles_result *results, int n);
+/* The same under `rule`'s numbers (20260901's adds, to each available
+ * counter's precision, 10 per available counter before it), and the score
+ * it compares: cpucycles_choose is cpucycles_rule_choose with the build's. */
+int cpucycles_rule_choose(int rule, const struct cpucycles_result *results, int n);
+long long cpucycles_rule_score(int rule, const struct cpucycles_result *results, int i);
 
 /* Measures every counter of the table, each alone (what it set up is
  * released before the next is measured), and returns the index of the

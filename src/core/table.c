@@ -68,7 +68,7 @@ CPUCYCLES_COLD void cpucycles_table_after_fork(int chosen, long long persecond)
   cpucycles_perf_forget_after_fork();
 #endif
   if (chosen < 0 || chosen >= cpucycles_table_size || !cpucycles_table[chosen].release) return;
-  /* Set the chosen counter up again in the child (amd64-pmc's RDPMC is
+  /* Set the chosen counter up again in the child (amd64-pmcff's RDPMC is
    * allowed only while the process has an event mapped). */
   s.persecond = persecond;
   s.reason = 0;

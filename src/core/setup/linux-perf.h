@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* linux-perf.h - the Linux perf_event plumbing shared by the counters that
- * ask the kernel for a cycle counter (amd64-pmc, amd64-perfpmc,
+ * ask the kernel for a cycle counter (amd64-pmcff, amd64-perfpmc,
  * default-perfevent, and the arm64/riscv64 perf variants).
  *
  * The kernel only lets user space read the PMU when a perf event is open:
@@ -93,7 +93,7 @@ struct cpucycles_perf_config {
   struct cpucycles_perf_state *state;
 };
 
-/* One open event: a thread's, or (amd64-pmc, riscv64-perfrdcycle) the
+/* One open event: a thread's, or (amd64-pmcff, riscv64-perfrdcycle) the
  * process's, which is there only to make the kernel allow the reads. */
 struct cpucycles_perf_event {
   volatile struct perf_event_mmap_page *page; /* its control page, or 0 */

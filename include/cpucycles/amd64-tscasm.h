@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* amd64-tscasm: the time-stamp counter, read with RDTSC and combined into
+ * one 64-bit register by the asm itself.
+ *
+ * libcpucycles 20260901 has it beside amd64-tsc: there amd64-tsc is the
+ * compiler's __rdtsc() and amd64-tscasm its own asm sequence, this one
+ * ("rdtsc; shlq $32,%rdx; orq %rdx,%rax"), unfenced.  Ours reads amd64-tsc
+ * with inline asm already, so the two read the same clock the same way and
+ * differ only in who joins EDX:EAX (the compiler, or the asm).  It is here
+ * so that its name, its place in the list and the choice it makes are
+ * libcpucycles 20260901's: it comes after amd64-tsc, so a tie goes to
+ * amd64-tsc and it is chosen only where amd64-tsc is not.  No LFENCE: the
+ * ordered read is amd64-tscp, and a fenced tscasm would be another counter
+ * than 20260901's under its name. */
+#ifndef CPUCYCLES_AMD64_TSCASM_H
+#define CPUCYCLES_AMD64_TSCASM_H
+#include "counter.h"
+#if defined(__x86_64__)
+#define CPUCYCLES_HAVE_AMD64_TSCASM 1
+#define CPUCYCLES_AMD64_TSCASM_INSTRUCTION "rdtsc" /* a word of its read's disassembly */
+
+enum { cpucycles_amd64_tscasm_kind = CPUCYCLES_KIND_OFFCORE };
+
+CPUCYCLES_ALWAYS_INLINE long long cpucycles_amd64_tscasm_read(void)
+{
+  long long result;
+  /* Unordered, like amd64-tsc's read: no fence, hence no "memory" clobber
+   * (counter.h says why). */
+  __asm__ __volatile__("rdtsc\n\tshlq $32, %%rdx\n\torq %%rdx, %%rax" : "=a"(result) : : "rdx");
+  return result;
+}
+
+#if defined(CPUCYCLES_COUNTER_SETUP)
+/* CR4.TSD could make RDTSC fault: the guarded read finds out */
+CPUCYCLES_SETUP_NOTHING(amd64_tscasm)
+#endif
+#endif
+#endif
