@@ -8,8 +8,12 @@
  * with inline asm already, so the two read the same clock the same way and
  * differ only in who joins EDX:EAX (the compiler, or the asm).  It is here
  * so that its name, its place in the list and the choice it makes are
- * libcpucycles 20260901's: it comes after amd64-tsc, so a tie goes to
- * amd64-tsc and it is chosen only where amd64-tsc is not.  No LFENCE: the
+ * libcpucycles 20260901's, under 20260901's numbers
+ * (--with-selection-rule=20260901), whose term for a counter's place in
+ * the list makes amd64-tsc win while it works.  Under seeds/000's numbers
+ * it is refused: the two measure alike, and the noise of each
+ * measurement chose one or the other from one process to the next (and
+ * the counter's name, which a saved result records, with it).  No LFENCE: the
  * ordered read is amd64-tscp, and a fenced tscasm would be another counter
  * than 20260901's under its name. */
 #ifndef CPUCYCLES_AMD64_TSCASM_H
@@ -31,8 +35,20 @@ CPUCYCLES_ALWAYS_INLINE long long cpucycles_amd64_tscasm_read(void)
 }
 
 #if defined(CPUCYCLES_COUNTER_SETUP)
+#if !defined(CPUCYCLES_SELECTION_RULE)
+#include "cpucycles-config.h" /* (the probes get it from configure's -D) */
+#endif
 /* CR4.TSD could make RDTSC fault: the guarded read finds out */
-CPUCYCLES_SETUP_NOTHING(amd64_tscasm)
+CPUCYCLES_COLD static inline int cpucycles_amd64_tscasm_setup(struct cpucycles_setup *s)
+{
+#if CPUCYCLES_SELECTION_RULE == 20260901
+  (void)s;
+  return 0;
+#else
+  s->reason = "amd64-tsc's clock, read alike: a candidate under --with-selection-rule=20260901 only";
+  return -1;
+#endif
+}
 #endif
 #endif
 #endif
