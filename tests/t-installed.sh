@@ -213,8 +213,10 @@ fi
 # the private interface's): the page itself, or a ".so" link to an
 # installed page whose NAME section names it.
 private=$(declared "$top_srcdir/src/private.h")
-functions() { # library: its exported functions
-  $NM -D --defined-only "$1" | awk '$2 == "T" { print $3 }'
+functions() { # library: its exported functions (exports(): the C runtime's _init and _fini left out)
+  for name in $(exports "$1"); do
+    $NM -D --defined-only "$1" | awk -v n="$name" '$3 == n && $2 == "T" { print n }'
+  done
 }
 if [ -z "$so" ] || [ -z "$bench_so" ]; then
   skip "every exported function has its man page" "no shared library in this build"
