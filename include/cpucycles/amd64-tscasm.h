@@ -45,7 +45,7 @@ CPUCYCLES_COLD static inline int cpucycles_amd64_tscasm_setup(struct cpucycles_s
   (void)s;
   return 0;
 #else
-  s->reason = "amd64-tsc's clock, read alike: a candidate under --with-selection-rule=20260901 only";
+  s->reason = "amd64-tsc's clock: a candidate under rule 20260901 only";
   return -1;
 #endif
 }

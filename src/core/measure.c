@@ -54,7 +54,7 @@ static const struct cpucycles_kind_rule { /* (small fields: 24 bytes a row, not 
 
 /* 20260901's term for a counter's place in the list: this much per working
  * counter before it (seeds/000 has none). */
-static const long long cpucycles_rule_position_penalty[2] = {0, 10};
+#define CPUCYCLES_RULE_POSITION_PENALTY 10 /* (a constant, not a table: 16 bytes of read-only data) */
 
 /* Not inlined: each accessor below is then a call and a load. */
 __attribute__((__noinline__)) static const struct cpucycles_kind_rule *cpucycles_rule(int kind)
@@ -344,7 +344,7 @@ CPUCYCLES_COLD long long cpucycles_rule_score(int rule, const struct cpucycles_r
   long long score = results[i].precision;
   int j;
   for (j = 0; j < i; j++)
-    if (results[j].available) score += cpucycles_rule_position_penalty[rule == CPUCYCLES_RULE_20260901];
+    if (results[j].available && rule == CPUCYCLES_RULE_20260901) score += CPUCYCLES_RULE_POSITION_PENALTY;
   return score;
 }
 
