@@ -13,6 +13,10 @@
  *   -DWORK_LIBRARY=K  only compare_fixture_work(), doing K times its steps:
  *                 the library a build finds through $ORIGIN (libwork.so.1)
  *   -DWORK_ELSEWHERE  benchmark()'s work is that library's (linked with it)
+ *   -DALTERNATE=K benchmark() does K times its work in every other process
+ *                 that loads it (a count kept in the file
+ *                 $COMPARE_FIXTURE_COUNTER): executions that disagree by a
+ *                 factor of K, deterministically, for a wide interval
  * The work is done by compare_fixture_work(), exported and called through
  * the PLT: were two builds with one soname loaded into one namespace, the
  * second's benchmark() would bind to the first's work (same cost), and NEW
@@ -40,6 +44,24 @@ void compare_fixture_work(long n)
   long i;
   for (i = 0; i < n * WORK_SCALE; i++) __asm__ __volatile__("" ::: "memory");
 }
+#endif
+
+#if defined(ALTERNATE)
+static long work_factor = 1;
+__attribute__((constructor)) static void alternate(void)
+{
+  const char *name = getenv("COMPARE_FIXTURE_COUNTER");
+  FILE *f = name ? fopen(name, "r+") : 0;
+  long loads = 0;
+  if (!f) return;
+  if (fscanf(f, "%ld", &loads) != 1) loads = 0;
+  rewind(f);
+  fprintf(f, "%ld\n", loads + 1);
+  fclose(f);
+  work_factor = loads % 2 ? ALTERNATE : 1;
+}
+#else
+#define work_factor 1
 #endif
 
 #if !defined(WORK_LIBRARY)
@@ -72,7 +94,7 @@ void benchmark(void *arg)
 #endif
   }
 #endif
-  compare_fixture_work(WORK);
+  compare_fixture_work(WORK * work_factor);
 }
 
 void other(void *arg);

@@ -45,9 +45,16 @@ trap 'rm -rf "$dir"' EXIT
 out=$dir/out err=$dir/err
 # short runs: 3 executions of 0.05 s per symbol
 quick="--executions 3 --seconds 0.05"
+# the verdicts on 3 times, a third of and 1.5 times the work: 10
+# executions, whose 99% interval (Student's t at 9 degrees of freedom,
+# 3.25) is about the executions' own spread; with 3 it is 5.7 times that
+# (t at 2 degrees is 9.9), and the interval of 3 times the work reached
+# below 1.99 beside a sanitizer on a busy machine (--tolerance 99 then
+# rightly exits 0)
+sure="--executions 10 --seconds 0.05"
 # each run bounded, whatever the tool does: a hang is a failure, not a stuck suite
 if command -v timeout >/dev/null 2>&1; then bounded="timeout 120"; else bounded=; fi
-total=62
+total=64
 
 echo "1..$total"
 if [ -n "${CPUCYCLES_PROBE_RUNNER:-}" ]; then
@@ -67,6 +74,8 @@ if ! { fixture one.so libsame.so.1 -DWORK=1000 -DMARKER=v1 &&
        fixture three.so libsame.so.1 -DWORK=3000 -DMARKER=v2 &&
        fixture third.so libthird.so.1 -DWORK=333 &&
        fixture half.so libhalf.so.1 -DWORK=1500 &&
+       fixture wobble2.so libwobble2.so.1 -DWORK=1500 -DALTERNATE=4 &&
+       fixture wobble1.so libwobble1.so.1 -DWORK=1000 -DALTERNATE=4 &&
        fixture crash.so libcrash.so.1 -DCRASH &&
        fixture hang.so libhang.so.1 -DHANG &&
        fixture helper.so libhelper.so.1 -DHELPER &&
@@ -198,7 +207,7 @@ fi
 
 # ---- verdicts no noise can change: 3 times the work, interleaved ----
 row() { grep "^$1 " "$out"; }
-run $quick "$dir/one.so" "$dir/three.so"
+run $sure "$dir/one.so" "$dir/three.so"
 if [ $status -eq 1 ] && row benchmark | grep -q ' slower$' && grep -q 'cover the noise within each execution and placement' "$out"; then
   ok "NEW at 3 times the work: slower, exit 1: $(row benchmark | tr -s ' ')"
 else
@@ -213,31 +222,51 @@ if grep -q 'compare-fixture: v1 loaded' "$err" && grep -q 'compare-fixture: v2 l
 else
   notok "two builds with one soname: want both markers and NEW/OLD over 2 (got '$ratio')"; show
 fi
-run $quick "$dir/one.so" "$dir/third.so"
+run $sure "$dir/one.so" "$dir/third.so"
 if [ $status -eq 0 ] && row benchmark | grep -q ' faster$'; then
   ok "NEW at a third of the work: faster, exit 0: $(row benchmark | tr -s ' ')"
 else
   notok "NEW at a third of the work: exit $status, want faster and 0"; show
 fi
-run $quick --tolerance 50 "$dir/one.so" "$dir/three.so"
+run $sure --tolerance 50 "$dir/one.so" "$dir/three.so"
 if [ $status -eq 1 ] && row benchmark | grep -q ' slower (beyond 50%)$'; then
   ok "3 times the work, --tolerance 50: beyond it, exit 1"
 else
   notok "3 times the work, --tolerance 50: exit $status, want 1"; show
 fi
-run $quick --tolerance 99 "$dir/one.so" "$dir/three.so"
+run $sure --tolerance 99 "$dir/one.so" "$dir/three.so"
 if [ $status -eq 1 ]; then
   ok "3 times the work, --tolerance 99: beyond it, exit 1"
 else
   notok "3 times the work, --tolerance 99: exit $status, want 1"; show
 fi
 # 1.5 times the work is slower, always, and within 99% always
-run $quick --tolerance 99 "$dir/one.so" "$dir/half.so"
+run $sure --tolerance 99 "$dir/one.so" "$dir/half.so"
 if [ $status -eq 0 ] && row benchmark | grep -q ' slower (within the tolerance of 99%)$'; then
   ok "1.5 times the work, --tolerance 99: slower but within it, exit 0"
 else
   notok "1.5 times the work, --tolerance 99: exit $status, want slower within it and 0"; show
 fi
+# executions that disagree by a factor of 4 (1.5 or 6 times the work, in
+# turn; 1 or 4 times): intervals wide enough to reach across the
+# tolerance, which then is neither shown exceeded nor shown kept
+COMPARE_FIXTURE_COUNTER=$dir/loads; export COMPARE_FIXTURE_COUNTER
+echo 0 >"$dir/loads"
+run $sure --tolerance 99 "$dir/one.so" "$dir/wobble2.so"
+if [ $status -eq 0 ] && row benchmark | grep -q ' slower (perhaps beyond 99%: the interval reaches across it)$'; then
+  ok "1.5 or 6 times the work, --tolerance 99: perhaps beyond it, said, exit 0: $(row benchmark | tr -s ' ')"
+else
+  notok "1.5 or 6 times the work, --tolerance 99: exit $status, want slower, perhaps beyond, and 0"; show
+fi
+echo 0 >"$dir/loads"
+run $sure --tolerance 50 "$dir/one.so" "$dir/wobble1.so"
+if [ $status -eq 0 ] &&
+   row benchmark | grep -q ' indistinguishable (the interval reaches beyond the tolerance of 50%)$'; then
+  ok "1 or 4 times the work, --tolerance 50: indistinguishable, its interval beyond 50%, said, exit 0"
+else
+  notok "1 or 4 times the work, --tolerance 50: exit $status, want indistinguishable, reaching beyond, 0"; show
+fi
+unset COMPARE_FIXTURE_COUNTER
 # OLD against itself: called different by chance now and then (the
 # interval is 99%, not certain), so only what chance cannot do is checked
 run $quick "$dir/one.so" "$dir/one.so"

@@ -19,10 +19,12 @@
 #include "cpucycles.h"
 #include "table.h"
 #include "tap.h"
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -60,8 +62,38 @@ const char *__asan_default_options(void) { return "use_sigaltstack=0"; }
  * words), for the test's line, and the longest a child took (in 10 ms
  * ticks), for its diagnostics. */
 static int child_failed_status;
-static char child_failure[80] = "none";
+static char child_failure[240] = "none";
 static int child_longest;
+
+/* Where the threads of a hung child wait, for the test's line: each
+ * thread's kernel wait channel (or "running"), counted, e.g.
+ * "futex_wait_queue 63, running 1".  Read before the child is killed. */
+static void describe_hang(pid_t pid, char *out, size_t size)
+{
+  char names[8][32], path[64], line[64];
+  int counts[8] = {0}, kinds = 0, k, len = 0;
+  struct dirent *d;
+  DIR *dir;
+  snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+  if (!(dir = opendir(path))) return;
+  while ((d = readdir(dir)) != 0) {
+    FILE *f;
+    if (d->d_name[0] == '.') continue;
+    snprintf(path, sizeof path, "/proc/%d/task/%.16s/wchan", (int)pid, d->d_name);
+    strcpy(line, "?");
+    if ((f = fopen(path, "r")) != 0) {
+      if (!fgets(line, sizeof line, f) || !line[0] || strcmp(line, "0") == 0) strcpy(line, "running");
+      fclose(f);
+    }
+    for (k = 0; k < kinds && strcmp(names[k], line) != 0; k++) continue;
+    if (k == kinds && kinds < 8) snprintf(names[kinds++], sizeof names[0], "%s", line);
+    if (k < kinds) counts[k]++;
+  }
+  closedir(dir);
+  for (k = 0; k < kinds && len >= 0 && (size_t)len < size; k++)
+    len += snprintf(out + len, size - (size_t)len, "%s%s %d", k ? ", " : "; its threads: ",
+                    names[k], counts[k]);
+}
 
 /* Runs fn in a child, killed if it hangs; its exit status, -1 when it
  * was killed or died of a signal. */
@@ -79,10 +111,13 @@ static int child_status(int (*fn)(void))
   if (pid < 0) return -1;
   for (waited = 0; waitpid(pid, &status, WNOHANG) == 0; waited++) {
     if (waited == HANG_SECONDS * 100) {
+      char where[160] = "";
+      describe_hang(pid, where, sizeof where);
       kill(-pid, SIGKILL);
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
-      snprintf(child_failure, sizeof child_failure, "hung, killed after %d s", HANG_SECONDS);
+      snprintf(child_failure, sizeof child_failure, "hung, killed after %d s%s", HANG_SECONDS,
+               where);
       return child_failed_status = -1;
     }
     nanosleep(&tick, 0);

@@ -213,6 +213,23 @@ void print_json(const struct options *o, const struct row *rows, struct outcome 
   fputs("\n}\n", stdout);
 }
 
+/* The verdict's word on the tolerance, in the words cpucycles-info
+ * --compare uses: within only when the whole interval is; one that
+ * reaches across the tolerance exits 0 too, but has not shown NEW within
+ * it, and says so. */
+static void tolerance_note(const struct row *r, double tolerance)
+{
+  int across = r->high > 1 + tolerance / 100;
+  if (r->verdict == CPUCYCLES_COMPARE_B_SLOWER)
+    printf(!isfinite(r->high) ? " (no ratio: not judged against %g%%)"
+           : r->beyond        ? " (beyond %g%%)"
+           : across           ? " (perhaps beyond %g%%: the interval reaches across it)"
+                              : " (within the tolerance of %g%%)",
+           tolerance);
+  else if (r->verdict == CPUCYCLES_COMPARE_INDISTINGUISHABLE && across)
+    printf(" (the interval reaches beyond the tolerance of %g%%)", tolerance);
+}
+
 /* a printable form of a path or name: control bytes as '?' */
 void put_clean(FILE *f, const char *s)
 {
@@ -248,8 +265,7 @@ void print_text(const struct options *o, const struct row *rows, const struct ou
     put_clean(stdout, r->symbol);
     printf("%*s  %9.4f  %-21s  %10.1f  %10.1f  %9s  %5s  %s", width - (int)strlen(r->symbol), "",
            r->ratio, interval, r->old_cycles, r->new_cycles, sd, share, verdict_word(r->verdict));
-    if (r->verdict == CPUCYCLES_COMPARE_B_SLOWER && o->tolerance > 0)
-      printf(r->beyond ? " (beyond %g%%)" : " (within the tolerance of %g%%)", o->tolerance);
+    if (o->tolerance > 0) tolerance_note(r, o->tolerance);
     putchar('\n');
   }
   puts("(placement: the standard deviation of NEW/OLD between executions beyond the noise\n"
