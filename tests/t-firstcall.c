@@ -9,6 +9,7 @@
  *     asynchronous signals);
  *   - 64 threads making it at one instant, 100 times: no failure, one
  *     counter, no backwards step;
+ *   - threads that wait for a slow decision sleep until it is made;
  *   - a fork() while another thread is making it: the child's calls
  *     return;
  *   - a child made with clone(CLONE_VM), sharing its parent's
@@ -27,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -257,6 +260,75 @@ static const char *threads_at_once_failure(void)
   }
 }
 
+/* Threads that wait for a slow decision sleep: a decision made slow (300
+ * ms) by this program's own getenv(), which the library's decision calls
+ * (its cpucyclespersecond) and which, in the thread the case names, naps
+ * once.  Each of WAITERS threads calls while the decision is under way;
+ * its voluntary context switches (getrusage(RUSAGE_THREAD)) during its
+ * call count how often it woke: asleep on a futex, once or twice; polling
+ * every 50 us, as the wait once did, some thousands.  A count, not a time:
+ * a busy machine makes the call longer, not the count higher. */
+#define WAITERS 8
+#define SLOW_DECISION_NS 300000000L
+extern char **environ;
+static volatile int slow_getenv, in_decision;
+static pthread_t slow_thread;
+struct waited {
+  long wakeups;   /* voluntary context switches during its call */
+  double seconds; /* its call's time */
+};
+static struct waited *waited; /* shared with the children (MAP_SHARED) */
+
+char *getenv(const char *name)
+{
+  size_t n = strlen(name);
+  char **e;
+  if (slow_getenv && pthread_equal(pthread_self(), slow_thread)) {
+    struct timespec nap = {0, SLOW_DECISION_NS};
+    slow_getenv = 0;
+    in_decision = 1;
+    while (nanosleep(&nap, &nap) != 0 && errno == EINTR) continue;
+  }
+  for (e = environ; e && *e; e++)
+    if (strncmp(*e, name, n) == 0 && (*e)[n] == '=') return *e + n + 1;
+  return 0;
+}
+
+static double now_seconds(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void *wait_for_slow_decision(void *arg)
+{
+  struct waited *w = &waited[(long)arg];
+  struct rusage before, after;
+  double start;
+  while (!in_decision) sched_yield();
+  getrusage(RUSAGE_THREAD, &before);
+  start = now_seconds();
+  cpucycles();
+  w->seconds = now_seconds() - start;
+  getrusage(RUSAGE_THREAD, &after);
+  w->wakeups = after.ru_nvcsw - before.ru_nvcsw;
+  return 0;
+}
+
+static int waiters_sleep(void)
+{
+  pthread_t threads[WAITERS];
+  long i;
+  for (i = 0; i < WAITERS; i++)
+    if (pthread_create(&threads[i], 0, wait_for_slow_decision, (void *)i) != 0) return 2;
+  slow_thread = pthread_self();
+  slow_getenv = 1;
+  cpucycles();
+  for (i = 0; i < WAITERS; i++) pthread_join(threads[i], 0);
+  return in_decision ? 0 : 3;
+}
+
 /* fork() while another thread makes the first call. */
 static void *first_call_in_thread(void *arg)
 {
@@ -363,7 +435,7 @@ int main(void)
 {
   int i, failures;
 
-  tap_plan(8);
+  tap_plan(9);
   tap_ok(in_child(keeps_errno), "the first call keeps errno");
   tap_ok(in_child(fork_child_calls), "fork() before any first call: the child makes its own");
 
@@ -387,6 +459,27 @@ int main(void)
   tap_ok(failures == 0,
          "%d threads making the first call at one instant: %d of %d runs failed%s%s", THREADS,
          failures, i, failures ? "; the last: " : "", failures ? threads_at_once_failure() : "");
+
+  waited = mmap(0, WAITERS * sizeof *waited, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (waited == MAP_FAILED) {
+    tap_ok(0, "threads waiting for a slow decision: mmap failed");
+  } else {
+    int status = child_status(waiters_sleep);
+    long most = 0;
+    double least = 1e9;
+    for (i = 0; i < WAITERS; i++) {
+      if (waited[i].wakeups > most) most = waited[i].wakeups;
+      if (waited[i].seconds < least) least = waited[i].seconds;
+    }
+    if (status == 3)
+      tap_skip("threads waiting for a slow decision", "the library's decision did not call this program's getenv()");
+    else
+      /* each waited (a tenth of the decision at least) and woke at most 20 times */
+      tap_ok(status == 0 && least > SLOW_DECISION_NS / 1e10 && most <= 20,
+             "%d threads waiting for a 0.3 s decision sleep: each woke at most %ld times (at most 20), "
+             "waited at least %.3f s%s%s",
+             WAITERS, most, least, status ? "; the child: " : "", status ? child_failure : "");
+  }
 
 #if defined(TAP_UNDER_TSAN)
   tap_skip("fork() during another thread's first call",

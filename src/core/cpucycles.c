@@ -41,14 +41,16 @@ unsigned int cpucycles_abi_inline_id;
 unsigned long long cpucycles_abi_inline_scale_q32;
 
 enum { UNDECIDED, DECIDING, DECIDED };
-/* A decision made once in the process: its state, and while DECIDING the
- * thread making it (this_thread()). */
+/* A decision made once in the process: its state, while DECIDING the
+ * thread making it (this_thread()), and how many threads wait for it
+ * (asleep on state, a futex, where there is one). */
 struct once {
   int state;
+  int waiters;
   long decider;
 };
-static struct once decision_once = {UNDECIDED, 0};
-static struct once persecond_once = {UNDECIDED, 0};
+static struct once decision_once = {UNDECIDED, 0, 0};
+static struct once persecond_once = {UNDECIDED, 0, 0};
 static struct cpucycles_decision decision;
 /* 1 while cpucycles_tracesetup()'s lines wait for the decision. */
 static int trace_armed;
@@ -119,23 +121,62 @@ CPUCYCLES_COLD static void wait_while_forking(struct once *once)
   take_fork_locks();
 }
 
+/* Linux's futex: FUTEX_WAIT sleeps while *word still holds value, and
+ * FUTEX_WAKE wakes its sleepers (the numbers are the kernel's ABI, written
+ * out: musl-gcc has no kernel headers).  A 32-bit target built with 64-bit
+ * time may have only futex_time64: without a timeout, the same call.
+ * Returns the system call's result; -1 with ENOSYS where there is none. */
+#if defined(__linux__) && defined(SYS_futex)
+#define CPUCYCLES_SYS_FUTEX SYS_futex
+#elif defined(__linux__) && defined(SYS_futex_time64)
+#define CPUCYCLES_SYS_FUTEX SYS_futex_time64
+#endif
+CPUCYCLES_COLD static long futex(int *word, int op, int value)
+{
+#if defined(CPUCYCLES_SYS_FUTEX)
+  return syscall(CPUCYCLES_SYS_FUTEX, word, (long)(op | 128 /* FUTEX_PRIVATE_FLAG */), (long)value, 0L);
+#else
+  (void)word, (void)op, (void)value;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
 /* Another thread is deciding: wait, with this thread's signals as they
  * were (a handler here does no harm: it waits for the other thread too)
- * and still no cancellation point.  Yielding first, then sleeping: 63
- * threads that only yield take nearly all of a 2-CPU machine from the
- * one deciding (64 threads' first call in a build that chooses at run
- * time took up to 1.4 s that way under qemu's arm64, 0.84 s sleeping). */
+ * and still no cancellation point.  A few yields (a verified decision
+ * takes microseconds), then asleep until the decider wakes us: threads
+ * that poll take the CPUs from the one deciding, whose measurements then
+ * take longer and see its waiters in them (64 threads polling every
+ * 50 µs on a 2-CPU riscv64 kernel under TCG: 3 first calls in 83 took
+ * over 10 s).  The waiter counts itself before it looks at the state, the
+ * decider publishes before it looks at the count (both sequentially
+ * consistent): either the decider sees the waiter and wakes it, or the
+ * waiter sees DECIDED, or FUTEX_WAIT does (it sleeps only while the state
+ * is still the one loaded).  Where there is no futex (or a filter refuses
+ * it), naps that double up to 10 ms. */
 CPUCYCLES_COLD static void wait_for_decision(struct once *once)
 {
   struct timespec nap = {0, 50000};
-  int yields = 0;
-  while (__atomic_load_n(&once->state, __ATOMIC_ACQUIRE) != DECIDED)
-    if (yields < 100) {
-      sched_yield();
-      yields++;
-    } else {
+  int state, yields;
+  for (yields = 0; yields < 10; yields++) {
+    if (__atomic_load_n(&once->state, __ATOMIC_ACQUIRE) == DECIDED) return;
+    sched_yield();
+  }
+  __atomic_add_fetch(&once->waiters, 1, __ATOMIC_SEQ_CST);
+  while ((state = __atomic_load_n(&once->state, __ATOMIC_SEQ_CST)) != DECIDED)
+    if (futex(&once->state, 0 /* FUTEX_WAIT */, state) != 0 && errno != EAGAIN && errno != EINTR) {
       nanosleep(&nap, 0);
+      if (nap.tv_nsec < 10000000) nap.tv_nsec *= 2;
     }
+  __atomic_sub_fetch(&once->waiters, 1, __ATOMIC_RELAXED);
+}
+
+/* The decision is made: published, and its waiters woken. */
+CPUCYCLES_COLD static void publish_decision(struct once *once)
+{
+  __atomic_store_n(&once->state, DECIDED, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&once->waiters, __ATOMIC_SEQ_CST)) futex(&once->state, 1 /* FUTEX_WAKE */, 0x7fffffff);
 }
 
 /* Runs decide() once in the process, however many threads call at once.
@@ -164,7 +205,7 @@ CPUCYCLES_COLD static int run_once_slow(struct once *once, void (*decide)(void),
                                     __ATOMIC_ACQUIRE)) {
       __atomic_store_n(&once->decider, this_thread(), __ATOMIC_RELEASE);
       decide();
-      __atomic_store_n(&once->state, DECIDED, __ATOMIC_RELEASE);
+      publish_decision(once);
       decided_here = once == &decision_once;
       break;
     }
