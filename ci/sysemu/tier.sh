@@ -4,7 +4,7 @@
 # booted under qemu-system (TCG), with their PMU drivers, perf_user_access,
 # context switches and migrations (doc/testing.md, "Real kernels").
 #
-#   ci/sysemu/tier.sh [--install] [ROW...]
+#   ci/sysemu/tier.sh [--install] [--images-only] [ROW...]
 #
 # Rows (all by default):
 #   arm64-user0-smp1   arm64 kernel, -cpu max (PMUv3), perf_user_access 0:
@@ -47,7 +47,9 @@
 # is the row's (an on-core one once user access is on).
 # --install apt-get installs what it needs (qemu-system, cpio, xz, the
 # cross compilers); image.sh fetches Debian's package lists into
-# $SYSEMU_DIR, apart from the machine's own.  Work goes to $SYSEMU_DIR
+# $SYSEMU_DIR, apart from the machine's own.  --images-only makes the
+# rows' kernels and initramfs images and stops (CI runs it in the
+# background while its other stages run; the rows then find them made).  Work goes to $SYSEMU_DIR
 # (default: _sysemu in the current directory); the kernels are downloaded
 # there once.  $SYSEMU_TESTS is the TESTS list of every arm64 and amd64
 # make check: by default the tests that need a kernel (the counters, the
@@ -64,8 +66,14 @@ set -u
 srcdir=$(cd "$(dirname "$0")/../.." && pwd)
 here=$srcdir/ci/sysemu
 work=${SYSEMU_DIR:-$(pwd)/_sysemu}
-install=no
-if [ "${1:-}" = --install ]; then install=yes; shift; fi
+install=no images_only=no
+while :; do
+  case ${1:-} in
+    --install) install=yes; shift ;;
+    --images-only) images_only=yes; shift ;;
+    *) break ;;
+  esac
+done
 all="arm64-user0-smp1 arm64-user0-smp2 arm64-open-smp1 arm64-open-smp2 arm64-runtime-smp2 amd64-qemu64 amd64-max amd64-hpet riscv64-smp2 riscv64-open-smp2 ppc64el-smp2 s390x-smp2 armhf-smp2 i386-smp2 mips64el-smp1"
 subset=${SYSEMU_SUBSET:-tests/t-counters tests/t-grant tests/t-choice tests/t-verify tests/t-firstcall tests/t-fallback}
 kernel_tests="tests/t-counters tests/t-grant tests/t-choice tests/t-verify tests/t-firstcall
@@ -91,8 +99,17 @@ if [ $install = yes ]; then
     gcc-mips64el-linux-gnuabi64 g++-mips64el-linux-gnuabi64 >/dev/null ||
     { echo "tier.sh: apt-get install failed" >&2; exit 2; }
 fi
-[ -x "$srcdir/configure" ] || { echo "tier.sh: run ./bootstrap first" >&2; exit 2; }
 mkdir -p "$work" && work=$(cd "$work" && pwd) || exit 2
+# --images-only: each row's kernel and initramfs, made now (a row reuses
+# them), one architecture after another (they share the package lists)
+if [ $images_only = yes ]; then
+  for arch in $(for row in $rows; do echo "${row%%-*}"; done | uniq); do
+    sh "$here/image.sh" "$arch" "$work/images" >"$work/image-$arch.log" 2>&1 ||
+      { cat "$work/image-$arch.log" >&2; exit 1; }
+  done
+  exit 0
+fi
+[ -x "$srcdir/configure" ] || { echo "tier.sh: run ./bootstrap first" >&2; exit 2; }
 runner="$here/run $work/vm"
 # Temporary files the tests make here (t-installed's install root) must be
 # where the guest sees them.
