@@ -498,16 +498,19 @@ static void real_counter(void)
            "pinned to one CPU during the runs, the mask (%d CPUs) restored after each time",
            CPU_COUNT(&after));
 
+  /* 10^7 real runs, 10^6 under an emulator (the runner the tests run
+   * through: 30 s of each row of the cross matrix under qemu-user, whose
+   * clocks are system calls), still a thousand times the reservoir */
   memset(&o, 0, sizeof o);
-  o.iterations = 10000000;
+  o.iterations = getenv("CPUCYCLES_PROBE_RUNNER") && *getenv("CPUCYCLES_PROBE_RUNNER") ? 1000000 : 10000000;
   o.calls = 1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   rc = cpucycles_bench(empty, 0, &o, &r);
   clock_gettime(CLOCK_MONOTONIC, &t1);
-  show("10^7 runs", &r);
-  tap_ok(rc == 0 && (r.flags & CPUCYCLES_BENCH_SAMPLED) && r.count + r.disturbed == 10000000,
-         "10^7 real runs without a buffer, in %.2f s", (double)(t1.tv_sec - t0.tv_sec) +
-                                                        (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+  show("real runs", &r);
+  tap_ok(rc == 0 && (r.flags & CPUCYCLES_BENCH_SAMPLED) && r.count + r.disturbed == o.iterations,
+         "%lld real runs without a buffer, in %.2f s", o.iterations,
+         (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 }
 
 /* ---- limits: the samples buffer, a small thread stack ---- */
