@@ -57,15 +57,25 @@ CPUCYCLES_COLD static void cpucycles_guard_mask(const sigset_t *caller, sigset_t
   }
 }
 
+/* One system call where the caller blocks none of the synchronous
+ * signals (nearly always): every other signal blocked on top of its mask,
+ * which comes back as the one to restore.  Where it blocks one, the mask
+ * is set again as cpucycles_guard_mask() says (two more calls). */
 CPUCYCLES_COLD void cpucycles_block_async_signals(struct cpucycles_signal_state *saved)
 {
   sigset_t mask;
+  size_t i, n = sizeof cpucycles_synchronous_signals / sizeof cpucycles_synchronous_signals[0];
+  int synchronous_blocked = 0;
+  sigfillset(&mask);
+  for (i = 0; i < n; i++) sigdelset(&mask, cpucycles_synchronous_signals[i]);
   sigemptyset(&saved->mask);
   /* A sandbox may deny rt_sigprocmask: then nothing changes. */
-  saved->changed = pthread_sigmask(SIG_BLOCK, 0, &saved->mask) == 0;
-  if (saved->changed) {
+  saved->changed = pthread_sigmask(SIG_BLOCK, &mask, &saved->mask) == 0;
+  for (i = 0; saved->changed && i < n; i++)
+    synchronous_blocked |= sigismember(&saved->mask, cpucycles_synchronous_signals[i]) == 1;
+  if (synchronous_blocked) {
     cpucycles_guard_mask(&saved->mask, &mask);
-    saved->changed = pthread_sigmask(SIG_SETMASK, &mask, 0) == 0;
+    pthread_sigmask(SIG_SETMASK, &mask, 0);
   }
   cpucycles_async_blocked++;
 }
