@@ -16,7 +16,10 @@
 # is).  The busy loop is one shell loop this script starts and always
 # kills (as a shared CI runner has a neighbour); "quiet" means only what
 # else the machine runs.  Each row counts the gate's statuses: 0 passed,
-# 1 failed, 4 cannot judge, and anything else (an error).
+# 1 failed, 4 cannot judge, and anything else (an error); and the share of
+# the executions saved that the harness flagged drift or spread (how
+# disturbed the machine was: the gate leaves those out, and cannot judge
+# where more than half of a file's are).
 # Usage: gate-rates.sh "CPUCYCLES-INFO COMMAND" SRCDIR BUILDDIR (BUILDDIR
 # absolute, with the libraries in BUILDDIR/.libs); GATE_RATES_PAIRS pairs
 # a row (default 20), GATE_RATES_BUSY=0 for no busy loop, CC the
@@ -52,11 +55,14 @@ build plus10 4506
 # "fails>=19" (scaled to $pairs)
 row() {
   label=$1 new=$2 tolerance=$3 goal=$4
-  passed=0 failed=0 cannot=0 errors=0 i=0
+  passed=0 failed=0 cannot=0 errors=0 i=0 flagged=0 executions=0
   while [ $i -lt "$pairs" ]; do
     if "$dir/old" "$dir/base.json" >/dev/null 2>&1 && "$dir/$new" "$dir/new.json" >/dev/null 2>&1; then
       $info --compare "$dir/base.json" "$dir/new.json" --tolerance "$tolerance" >"$dir/out" 2>&1
       status=$?
+      # how disturbed the machine was: the executions flagged drift or spread
+      flagged=$((flagged + $(cat "$dir/base.json" "$dir/new.json" | grep -c '^  "flags": .*"\(drift\|spread\)"')))
+      executions=$((executions + $(cat "$dir/base.json" "$dir/new.json" | grep -c '^  "flags": ')))
     else
       status=-1
     fi
@@ -78,12 +84,13 @@ row() {
   else
     met="NOT met"
   fi
-  printf '%-28s %5s%% %7d %7d %9d %6d  %s: %s\n' "$label" "$tolerance" $passed $failed $cannot $errors "$what" "$met"
+  printf '%-28s %5s%% %7d %7d %9d %6d %7s  %s: %s\n' "$label" "$tolerance" $passed $failed $cannot $errors \
+    "$(awk -v f=$flagged -v n=$executions 'BEGIN { printf "%d%%", n ? 100 * f / n : 0 }')" "$what" "$met"
 }
 
 echo "the saved-baseline gate (save-json: 10 executions a file; cpucycles-info --compare),"
 echo "$pairs pairs a row, each a fresh baseline; $(uptime | sed 's/^ *//')"
-printf '%-28s %6s %7s %7s %9s %6s  %s\n' case tol passed failed "can't judge" errors goal
+printf '%-28s %6s %7s %7s %9s %6s %7s  %s\n' case tol passed failed "can't judge" errors flagged goal
 if [ "$busy_wanted" != 0 ]; then
   sh -c 'while :; do :; done' &
   busy=$!

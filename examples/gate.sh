@@ -16,13 +16,14 @@
 #   1  NEW is slower by more than the tolerance: its whole interval
 #      lies beyond it
 #   2  a file it cannot read, or that is not such a result
-#   4  cannot judge: a result flagged as disturbed (drift, spread,
-#      below-resolution, too few runs kept), the two measured apart
-#      (another counter, unit, host or library), one execution in a
-#      file, or an interval that reaches across the tolerance (too noisy:
-#      measure again, on a quieter machine, or in more processes); it
-#      says which file and why.  --judge-anyway judges it regardless
-#      (exit 0 or 1), printing the same reasons as warnings.
+#   4  cannot judge: more than half of a file's executions flagged as
+#      disturbed (drift, spread, below-resolution, too few runs kept;
+#      fewer are left out, and said), the two measured apart (another
+#      counter, unit, host or library), one execution in a file, or an
+#      interval that reaches across the tolerance (too noisy: measure
+#      again, on a quieter machine, or in more processes); it says which
+#      file and why.  --judge-anyway judges it regardless (exit 0 or 1),
+#      printing the same reasons as warnings.
 # This script passes the same status on, saying which.  As a make rule,
 # where any status but 0 stops the build:
 #

@@ -28,7 +28,7 @@ err=$out.err
 saved=$top_builddir/t-examples-saved
 trap 'rm -f "$out" "$err" "$saved"-*.json' EXIT
 
-echo "1..13"
+echo "1..15"
 example() { # what pattern program args...: runs it, exit 0 and pattern in its output
   what=$1 pattern=$2; shift 2
   run "$@" >"$out" 2>"$err"; status=$?
@@ -116,12 +116,23 @@ steady 1 "$saved-steady.json"
 steady 2 "$saved-slow.json"
 gate 0 '^gate: passed' "on ten executions against themselves" "$saved-steady.json" "$saved-steady.json"
 gate 1 '^gate: FAILED: .*-slow.json is slower' "on ten executions twice as slow" "$saved-steady.json" "$saved-slow.json"
-# one flagged drift; and one execution: cannot judge, status 4 passed on
-awk '/^  "flags": / && !done { print "  \"flags\": [\"subtracted\", \"drift\"],"; done = 1; next } { print }' \
-  "$saved-steady.json" >"$saved-drift.json"
-gate 4 '^gate: CANNOT JUDGE .*-drift.json against' "on an execution flagged drift" "$saved-steady.json" "$saved-drift.json"
-if grep -q 'cannot judge sum of 4096 bytes: NEW .*-drift.json, result 1 is flagged drift' "$err"; then
-  ok "gate.sh: cpucycles-info's reason is shown: $(grep 'flagged drift' "$err")"
+# one execution flagged drift: left out, said, the other nine judged; six
+# of ten: cannot judge, status 4 passed on; and one execution: the same
+flag_drift() { # count file: the first count executions of the steady file flagged drift
+  awk -v n="$1" '/^  "flags": / && done < n { print "  \"flags\": [\"subtracted\", \"drift\"],"; done++; next } { print }' \
+    "$saved-steady.json" >"$2"
+}
+flag_drift 1 "$saved-drift.json"
+gate 0 '^gate: passed' "on ten executions, one flagged drift (left out)" "$saved-steady.json" "$saved-drift.json"
+if grep -q 'sum of 4096 bytes: left out: NEW .*-drift.json, result 1 is flagged drift' "$err"; then
+  ok "gate.sh: cpucycles-info says which it left out: $(grep 'flagged drift' "$err")"
+else
+  notok "gate.sh: cpucycles-info does not say which execution it left out"; sed 's/^/# /' "$out" "$err"
+fi
+flag_drift 6 "$saved-drift.json"
+gate 4 '^gate: CANNOT JUDGE .*-drift.json against' "on ten executions, six flagged drift" "$saved-steady.json" "$saved-drift.json"
+if grep -q 'cannot judge sum of 4096 bytes: NEW .*-drift.json, result 6 is flagged drift' "$err"; then
+  ok "gate.sh: cpucycles-info's reason is shown: $(grep 'result 6 is flagged drift' "$err")"
 else
   notok "gate.sh: cpucycles-info's reason is not shown"; sed 's/^/# /' "$out" "$err"
 fi

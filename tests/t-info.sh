@@ -31,7 +31,7 @@ out=$(mktemp "${TMPDIR:-/tmp}/cpucycles-info.XXXXXX") || exit 1
 err=$out.err
 trap 'rm -f "$out" "$err" "$out.text"' EXIT
 
-echo "1..104"
+echo "1..109"
 if $info >"$out" 2>"$err" && grep -q '^cpucycles version ' "$out" && grep -q '^cpucycles implementation' "$out"; then
   ok "cpucycles-info prints its report and exits 0"
 else
@@ -581,20 +581,45 @@ runs "$saved-x-old.json" sum $(figures 1000 0.01)
 runs "$saved-x-across.json" sum $(figures 1060 0.01)
 compare_case 4 ': NEW slower, perhaps beyond the tolerance of 5%: the interval reaches across it: cannot judge$' "+6%, interval across +5%: cannot judge" "$saved-x-old.json" "$saved-x-across.json"
 compare_case 0 ': NEW slower, perhaps beyond the tolerance of 5%: the interval reaches across it (judged anyway)$' "the same, --judge-anyway: exit 0" "$saved-x-old.json" "$saved-x-across.json" --judge-anyway
-# A result flagged as disturbed is not judged: which file, which result,
-# which flag; --judge-anyway judges it, warning.
+# A result flagged as disturbed is not judged: it is left out, and said
+# (which file, which result, which flag), where each side keeps two and
+# half of its executions; else it is a reason not to judge, and
+# --judge-anyway judges every execution, warning.  Six executions a side,
+# 0.1% apart.
+six() { awk -v m="$1" 'BEGIN { printf "%.10g %.10g %.10g %.10g %.10g %.10g", m * exp(-0.002), m * exp(-0.001), m, m, m * exp(0.001), m * exp(0.002) }'; }
+runs "$saved-x6-old.json" sum $(six 1000)
+runs "$saved-x6-new.json" sum $(six 1100)
 for flag in drift spread below-resolution; do
-  sed "2s/\"flags\": \\[/\"flags\": [\"$flag\", /" "$saved-x-new.json" >"$saved-x-flag.json"
-  compare_case 4 "cannot judge sum: NEW .*-x-flag.json, result 2 is flagged $flag: " "NEW's execution flagged $flag: exit 4" "$saved-x-old.json" "$saved-x-flag.json"
+  sed "2s/\"flags\": \\[/\"flags\": [\"$flag\", /" "$saved-x6-new.json" >"$saved-x-flag.json"
+  compare_case 1 "left out: NEW .*-x-flag.json, result 2 is flagged $flag: " "NEW's execution flagged $flag: left out, said, the others judged: exit 1" "$saved-x6-old.json" "$saved-x-flag.json"
 done
-sed '3s/"flags": \[/"flags": ["drift", /' "$saved-x-old.json" >"$saved-x-flag.json"
-compare_case 4 "cannot judge sum: OLD .*-x-flag.json, result 3 is flagged drift: " "OLD's execution flagged drift: exit 4" "$saved-x-flag.json" "$saved-x-new.json"
-compare_case 1 ': NEW slower, beyond the tolerance of 5% (judged anyway)$' "flagged, --judge-anyway: judged (exit 1)" "$saved-x-flag.json" "$saved-x-new.json" --judge-anyway
-compare_case 1 'warning: sum: OLD .*-x-flag.json, result 3 is flagged drift: ' "and warned" "$saved-x-flag.json" "$saved-x-new.json" --judge-anyway
-sed '1s/"count": 1000/"count": 5/' "$saved-x-new.json" >"$saved-x-flag.json"
-compare_case 4 "cannot judge sum: NEW .*-x-flag.json, result 1 kept 5 runs: too few" "5 runs kept: exit 4" "$saved-x-old.json" "$saved-x-flag.json"
-sed '1s/"disturbed": 0/"disturbed": 1001/' "$saved-x-new.json" >"$saved-x-flag.json"
-compare_case 4 "cannot judge sum: NEW .*-x-flag.json, result 1 kept 1000 runs: too few (1001 of its runs were disturbed" "most runs disturbed: exit 4" "$saved-x-old.json" "$saved-x-flag.json"
+compare_case 1 '^new sum: 1100.* (5 executions of 6, ' "and the judged executions counted" "$saved-x6-old.json" "$saved-x-flag.json"
+sed '1,3s/"flags": \[/"flags": ["drift", /' "$saved-x6-old.json" >"$saved-x-flag.json"
+compare_case 1 "left out: OLD .*-x-flag.json, result 3 is flagged drift: " "3 of OLD's 6 flagged: left out, the other half judged: exit 1" "$saved-x-flag.json" "$saved-x6-new.json"
+sed '1,4s/"flags": \[/"flags": ["drift", /' "$saved-x6-old.json" >"$saved-x-flag.json"
+compare_case 4 "cannot judge sum: OLD .*-x-flag.json, result 4 is flagged drift: " "4 of OLD's 6 flagged: fewer than half left, not judged: exit 4" "$saved-x-flag.json" "$saved-x6-new.json"
+compare_case 1 ': NEW slower, beyond the tolerance of 5% (judged anyway)$' "the same, --judge-anyway: every execution judged (exit 1)" "$saved-x-flag.json" "$saved-x6-new.json" --judge-anyway
+compare_case 1 'warning: sum: OLD .*-x-flag.json, result 4 is flagged drift: ' "and warned" "$saved-x-flag.json" "$saved-x6-new.json" --judge-anyway
+sed '1s/"flags": \[/"flags": ["drift", /' "$saved-x-old.json" >"$saved-x-flag.json"
+compare_case 4 "left out: OLD .*-x-flag.json, result 1 is flagged drift: " "1 of OLD's 3 flagged: left out, but the two left give no verdict: exit 4" "$saved-x-flag.json" "$saved-x-new.json"
+sed '1s/"count": 1000/"count": 5/' "$saved-x6-new.json" >"$saved-x-flag.json"
+compare_case 1 "left out: NEW .*-x-flag.json, result 1 kept 5 runs: too few" "5 runs kept: left out, said" "$saved-x6-old.json" "$saved-x-flag.json"
+sed '1,4s/"disturbed": 0/"disturbed": 1001/' "$saved-x6-new.json" >"$saved-x-flag.json"
+compare_case 4 "cannot judge sum: NEW .*-x-flag.json, result 1 kept 1000 runs: too few (1001 of its runs were disturbed" "most runs disturbed in 4 of 6: exit 4" "$saved-x6-old.json" "$saved-x-flag.json"
+# Yuen's interval: 10 executions a side, at 1000 and 1100 times exp of
+# -3 -2 -1 -1 0 0 1 1 2 3 hundredths, NEW's last one 1.9 times (a busy
+# neighbour, unflagged).  By hand: 2 trimmed at each end, the trimmed
+# means' logs 1.1 apart; the winsorized values -1 -1 -1 -1 0 0 1 1 1 1
+# hundredths, variance 8e-4 / 9 (0.94%); each side's squared standard
+# error 9 (8e-4 / 9) / (6 * 5) = 2.6667e-5, degrees of freedom (2a)^2 /
+# (2 a^2 / 5) = 10, where Student's 99% point is 3.169: [1.1
+# exp(-0.023143), 1.1 exp(0.023143)] = [1.0748, 1.1258].  Welch's on the
+# same figures would not judge at 2%.
+ten() { awk -v m="$1" -v last="$2" 'BEGIN { split("-3 -2 -1 -1 0 0 1 1 2", e, " "); for (i = 1; i <= 9; i++) printf "%.10g ", m * exp(e[i] / 100); printf "%.10g", last }'; }
+runs "$saved-x10-old.json" sum $(ten 1000 $(awk 'BEGIN { printf "%.10g", 1000 * exp(0.03) }'))
+runs "$saved-x10-new.json" sum $(ten 1100 $(awk 'BEGIN { printf "%.10g", 1900 * 1.1 }'))
+compare_case 1 '^new/old 1.1000, 99% interval \[1.0748, 1.1258\] between processes: NEW slower, beyond the tolerance of 2%$' "10 executions a side, one 1.9 times: Yuen's interval on trimmed means, by hand" "$saved-x10-old.json" "$saved-x10-new.json" --tolerance 2
+compare_case 1 '^new sum: 1100.00 cycles per call (10 executions, +- 0.94% between them)$' "and the winsorized spread between them" "$saved-x10-old.json" "$saved-x10-new.json" --tolerance 2
 # Measured apart from OLD: another counter, unit, host, library version,
 # or libcpucycles' own library.
 for key in counter unit host version; do

@@ -11,13 +11,17 @@
  * nothing about the next one.  Placement is a random effect, as
  * cpucycles-compare treats it: the results of one name in a file are
  * executions of it, each a fresh process (save-json writes N of them), and
- * the interval of new/old is Welch's t on the logs of the executions'
- * figures, whose spread between executions holds the noise within each.
- * With one execution on a side there is no such spread: cannot judge.
+ * the interval of new/old is Yuen's t on the logs of the executions'
+ * figures (Welch's on 20% trimmed means: a process or two that a busy
+ * neighbour slowed, unflagged, does not decide it), whose spread between
+ * executions holds the noise within each.  With one execution on a side
+ * there is no such spread: cannot judge.
  *
  * Nor is a result judged silently when its own statistics are doubtful
  * (flags drift, spread, below-resolution; few runs kept, or most
- * disturbed) or when the two files were measured apart (another counter,
+ * disturbed): such an execution is left out, and said, where each side
+ * keeps at least two and half of its own; else it is a reason not to
+ * judge.  Nor when the two files were measured apart (another counter,
  * unit, host, library or version): each says which file, which result,
  * and why.  And a verdict needs the whole interval on one side of the
  * tolerance: one that reaches across it is no pass either.  All of these
@@ -349,6 +353,7 @@ struct context {
   double tolerance; /* percent */
   int exit_faster, judge_anyway;
   int alone;        /* one name a file: its lines say old and new apart */
+  int leaving_out;  /* the reasons being printed leave an execution out */
   size_t reasons;   /* printed so far: a suite's are bounded */
 };
 
@@ -362,8 +367,11 @@ struct context {
 static int reason(struct context *c, const struct group *g)
 {
   if (c->reasons++ >= REASONS_MAX) return 0;
-  fputs(c->judge_anyway ? "cpucycles-info: warning: " : "cpucycles-info: cannot judge ", stderr);
-  put_text(stderr, g->name), fputs(": ", stderr);
+  fputs(c->leaving_out    ? "cpucycles-info: "
+        : c->judge_anyway ? "cpucycles-info: warning: "
+                          : "cpucycles-info: cannot judge ",
+        stderr);
+  put_text(stderr, g->name), fputs(c->leaving_out ? ": left out: " : ": ", stderr);
   return 1;
 }
 
@@ -377,27 +385,27 @@ static void put_where(const struct saved *r, const struct result *x)
 }
 
 /* The reasons x, a result of name g in r, cannot be judged on its own:
- * their count, each printed. */
+ * their count, each printed when print is set. */
 static int doubtful(struct context *c, const struct group *g, const struct saved *r,
-                    const struct result *x)
+                    const struct result *x, int print)
 {
   size_t j;
   int n = 0;
   for (j = 0; j < FLAG_NAMES; j++)
     if ((x->flags & flag_names[j].bit) && flag_names[j].why) {
       n++;
-      if (reason(c, g))
+      if (print && reason(c, g))
         put_where(r, x),
             fprintf(stderr, " is flagged %s: %s\n", flag_names[j].name, flag_names[j].why);
     }
   if (x->kept >= 0 && x->kept < FEWEST_KEPT) {
     n++;
-    if (reason(c, g))
+    if (print && reason(c, g))
       put_where(r, x), fprintf(stderr, " kept %.0f runs: too few (fewer than %d: its drift and "
                                "spread were not tested)\n", x->kept, FEWEST_KEPT);
   } else if (x->kept >= 0 && x->disturbed > x->kept) {
     n++;
-    if (reason(c, g))
+    if (print && reason(c, g))
       put_where(r, x), fprintf(stderr, " kept %.0f runs: too few (%.0f of its runs were "
                                "disturbed: the machine was busy)\n", x->kept, x->disturbed);
   }
@@ -444,40 +452,96 @@ static int apart(struct context *c, const struct group *g, const struct result *
   return n;
 }
 
-/* One side of a comparison: the mean of the executions' log figures, and
- * the variance of that mean with its degrees of freedom (0 with one
- * execution: then the variance is the result's own, within its process). */
+/* One side of a comparison: the 20% trimmed mean of the executions' log
+ * figures, and the squared standard error of that mean with its degrees
+ * of freedom (Yuen's, from the winsorized variance: an execution or two
+ * that a busy neighbour slowed without a flag, 1.9 times the others here,
+ * weigh no more than the trimmed ones; below 5 executions nothing is
+ * trimmed, and it is Welch's); 0 degrees with one execution: then the
+ * variance is the result's own, within its process.  sd is the
+ * winsorized standard deviation between the executions; total, the
+ * executions of the name, of which g holds those judged. */
 struct side {
-  double mean, variance, df, cycles;
+  double mean, variance, df, cycles, sd;
+  size_t total;
 };
 
-static struct side summarize(const struct group *g)
+static int order_doubles(const void *a, const void *b)
 {
-  struct side s;
-  size_t i;
-  double v = 0, d;
-  s.mean = 0;
-  for (i = 0; i < g->n; i++) s.mean += log(g->x[i]->cycles) / (double)g->n;
-  if (g->n == 1) {
-    d = g->x[0]->error / g->x[0]->cycles; /* the delta method: log's error */
-    s.variance = d * d, s.df = 0;
-  } else {
-    for (i = 0; i < g->n; i++) d = log(g->x[i]->cycles) - s.mean, v += d * d;
-    s.variance = v / (double)(g->n - 1) / (double)g->n, s.df = (double)(g->n - 1);
-  }
-  s.cycles = exp(s.mean);
-  return s;
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
 }
 
-/* "5 executions, +- 0.42% between them" or "one execution, +- 2.00 within it" */
+/* -1 when out of memory */
+static int summarize(const struct group *g, size_t total, struct side *s)
+{
+  size_t i, n = g->n, trim = n / 5, h = n - 2 * trim;
+  double *v, d, m = 0, w = 0;
+  s->total = total;
+  if (n == 1) {
+    d = g->x[0]->error / g->x[0]->cycles; /* the delta method: log's error */
+    s->mean = log(g->x[0]->cycles), s->variance = d * d, s->df = 0, s->sd = 0;
+    s->cycles = g->x[0]->cycles;
+    return 0;
+  }
+  if (!(v = malloc(n * sizeof *v))) return -1;
+  for (i = 0; i < n; i++) v[i] = log(g->x[i]->cycles);
+  qsort(v, n, sizeof *v, order_doubles);
+  for (i = trim; i < n - trim; i++) m += v[i] / (double)h;
+  /* winsorized: each trimmed value as the nearest kept one */
+  for (i = 0; i < n; i++) d = v[i < trim ? trim : i >= n - trim ? n - trim - 1 : i], v[i] = d, w += d / (double)n;
+  for (i = 0, d = 0; i < n; i++) d += (v[i] - w) * (v[i] - w);
+  free(v);
+  s->sd = sqrt(d / (double)(n - 1));
+  s->mean = m, s->variance = d / ((double)h * (double)(h - 1)), s->df = (double)(h - 1);
+  s->cycles = exp(m);
+  return 0;
+}
+
+/* "5 executions, +- 0.42% between them", "8 executions of 10, ..." (the
+ * others left out) or "one execution, +- 2.00 within it" */
 static void put_side(const struct group *g, const struct side *s)
 {
   if (g->n == 1)
     printf("%.2f cycles per call (one execution, +- %.2f within it)", g->x[0]->cycles,
            g->x[0]->error);
+  else if (s->total > g->n)
+    printf("%.2f cycles per call (%zu executions of %zu, +- %.2f%% between them)", s->cycles,
+           g->n, s->total, 100 * s->sd);
   else
     printf("%.2f cycles per call (%zu executions, +- %.2f%% between them)", s->cycles, g->n,
-           100 * sqrt(s->variance * (double)g->n));
+           100 * s->sd);
+}
+
+/* The executions of g judged: those no reason casts doubt on, into kept
+ * (its x an array of g's size), when each side keeps at least two and at
+ * least half of its own; each left out is said, on stderr.  Else kept is
+ * g whole.  The count of g's doubtful executions, and *enough. */
+static size_t keep_undoubted(struct context *c, const struct group *names, const struct saved *r,
+                             const struct group *g, struct group *kept, int enough)
+{
+  size_t i, doubted = 0;
+  kept->name = g->name, kept->matched = g->matched, kept->n = 0;
+  for (i = 0; i < g->n; i++)
+    if (doubtful(c, names, r, g->x[i], 0)) doubted++;
+    else kept->x[kept->n++] = g->x[i];
+  if (!enough || doubted == 0) {
+    memcpy(kept->x, g->x, g->n * sizeof *g->x), kept->n = g->n;
+    return doubted;
+  }
+  c->leaving_out = 1;
+  for (i = 0; i < g->n; i++) doubtful(c, names, r, g->x[i], 1);
+  c->leaving_out = 0;
+  return doubted;
+}
+
+/* 1 when g keeps enough executions without doubt to be judged on them. */
+static int enough_undoubted(struct context *c, const struct group *names, const struct saved *r,
+                            const struct group *g)
+{
+  size_t i, doubted = 0;
+  for (i = 0; i < g->n; i++) doubted += doubtful(c, names, r, g->x[i], 0) != 0;
+  return g->n - doubted >= 2 && 2 * (g->n - doubted) >= g->n;
 }
 
 /* The verdicts, and their words (each with the tolerance's %g). */
@@ -496,20 +560,35 @@ static const char *const verdict_words[NOT_JUDGED] = {
 /* The verdict on one name, printed; its status (CPUCYCLES_INFO_CANNOT when
  * it cannot be judged), or CPUCYCLES_INFO_REFUSED when the figures are
  * too far apart to compare.  *verdict is one of the enum's. */
-static int judge(struct context *c, struct group *go, struct group *gn, int *verdict)
+static int judge(struct context *c, struct group *all_old, struct group *all_new, int *verdict)
 {
   const double tol = c->tolerance / 100;
   struct side so, sn;
+  struct group kept_old, kept_new, *go = &kept_old, *gn = &kept_new;
   double ratio, low, high, se, t, denominator;
-  int problems = 0, single;
-  size_t i;
+  int problems = 0, single, enough;
+  size_t i, doubted;
   const char *tail = "";
   char says[160];
-  /* what stands in the way of a verdict */
-  for (i = 0; i < go->n; i++) problems += doubtful(c, go, c->old, go->x[i]);
-  for (i = 0; i < gn->n; i++) problems += doubtful(c, go, c->new, gn->x[i]);
-  for (i = 1; i < go->n; i++) problems += apart(c, go, go->x[0], c->old, go->x[i]);
-  for (i = 0; i < gn->n; i++) problems += apart(c, go, go->x[0], c->new, gn->x[i]);
+  kept_old.x = malloc(all_old->n * sizeof *kept_old.x);
+  kept_new.x = malloc(all_new->n * sizeof *kept_new.x);
+  if (!kept_old.x || !kept_new.x) {
+    free(kept_old.x), free(kept_new.x);
+    fputs("cpucycles-info: out of memory\n", stderr);
+    return CPUCYCLES_INFO_REFUSED;
+  }
+  /* what stands in the way of a verdict: executions a reason casts doubt
+   * on are left out, said, where each side keeps enough others (a busy
+   * moment disturbs some processes, not the code); else each is a reason */
+  enough = enough_undoubted(c, all_old, c->old, all_old) && enough_undoubted(c, all_old, c->new, all_new);
+  doubted = keep_undoubted(c, all_old, c->old, all_old, go, enough);
+  doubted += keep_undoubted(c, all_old, c->new, all_new, gn, enough);
+  if (!enough && doubted)
+    for (i = 0; i < all_old->n + all_new->n; i++)
+      problems += doubtful(c, all_old, i < all_old->n ? c->old : c->new,
+                           i < all_old->n ? all_old->x[i] : all_new->x[i - all_old->n], 1);
+  for (i = 1; i < all_old->n; i++) problems += apart(c, all_old, all_old->x[0], c->old, all_old->x[i]);
+  for (i = 0; i < all_new->n; i++) problems += apart(c, all_old, all_old->x[0], c->new, all_new->x[i]);
   single = go->n == 1 || gn->n == 1;
   if (single) {
     problems++;
@@ -523,10 +602,14 @@ static int judge(struct context *c, struct group *go, struct group *gn, int *ver
               go->n == 1 && gn->n == 1 ? ", and so does NEW" : "");
     }
   }
-  so = summarize(go), sn = summarize(gn);
+  if (summarize(go, all_old->n, &so) != 0 || summarize(gn, all_new->n, &sn) != 0) {
+    free(kept_old.x), free(kept_new.x);
+    fputs("cpucycles-info: out of memory\n", stderr);
+    return CPUCYCLES_INFO_REFUSED;
+  }
   ratio = exp(sn.mean - so.mean);
-  /* Welch's t on the logs; a side of one execution (judged anyway) counts
-   * its own error as known */
+  /* Yuen's t on the logs (Welch's on the trimmed means); a side of one
+   * execution (judged anyway) counts its own error as known */
   se = sqrt(so.variance + sn.variance);
   denominator = (so.df > 0 ? so.variance * so.variance / so.df : 0) +
                 (sn.df > 0 ? sn.variance * sn.variance / sn.df : 0);
@@ -543,6 +626,7 @@ static int judge(struct context *c, struct group *go, struct group *gn, int *ver
     fputs("cpucycles-info: ", stderr), put_text(stderr, go->name);
     fputs(": the figures are too far apart to compare (the ratio or its interval is not "
           "finite)\n", stderr);
+    free(kept_old.x), free(kept_new.x);
     return CPUCYCLES_INFO_REFUSED;
   }
   if (low > 1 + tol) *verdict = SLOWER_BEYOND;
@@ -569,6 +653,7 @@ static int judge(struct context *c, struct group *go, struct group *gn, int *ver
          : go->n == 1 ? "between NEW's processes, within OLD's"
                       : "between OLD's processes, within NEW's",
          says, tail);
+  free(kept_old.x), free(kept_new.x);
   if (problems && !c->judge_anyway) {
     *verdict = NOT_JUDGED;
     return CPUCYCLES_INFO_CANNOT;
