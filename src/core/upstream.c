@@ -18,6 +18,7 @@
 #include "cpucycles/counter.h"
 #include "table.h"
 #include "library.h"
+#include "cpucycles-config.h" /* CPUCYCLES_SELECTION_RULE */
 #include <pthread.h>
 #include <stdio.h>
 
@@ -48,9 +49,12 @@ CPUCYCLES_COLD void cpucycles_trace_print(void)
     if (results[i].reason == cpucycles_reason_not_measured)
       cpucycles_measure(&cpucycles_table[i], d->persecond, &results[i]);
   cpucycles_table_release_others(d->index, 0);
+  /* "precision" is the rule's score, as libcpucycles' is: under rule
+   * 20260901 with its 10 for each working counter before this one */
   for (i = 0; i < n; i++)
     printf("cpucycles tracesetup %d %s precision %lld scaling %f only32 0\n", i,
-           cpucycles_table[i].name, results[i].available ? results[i].precision : 0LL,
+           cpucycles_table[i].name,
+           results[i].available ? cpucycles_rule_score(CPUCYCLES_SELECTION_RULE, results, i) : 0LL,
            results[i].available ? results[i].scale : 0.0);
   printf("cpucycles verdict %s\n", d->why);
   fflush(stdout);
