@@ -7,7 +7,10 @@
  *                  call, the path of programs that do not inline) and
  *                  cpucycles_function(), each / the bare read, per round
  *   first call     microseconds in fresh processes: the verified inline
- *                  path, and a full run-time selection
+ *                  path, and a full run-time selection; beside them
+ *                  libcpucycles' own first call (its selection), where
+ *                  its library is found (bench-peer.c; CPUCYCLES_PEER,
+ *                  CPUCYCLES_PEER_LOADER), and the ratios
  *   probes         what configure's probes took (recorded by configure)
  *   empty          an empty function with the defaults (calls automatic)
  *                  in fresh processes: within half a cycle a call of 0,
@@ -96,6 +99,74 @@ static void child_output(const char *self, const char *mode, char *out, size_t s
   close(fds[0]);
   if (pid > 0) waitpid(pid, &status, 0);
   if (got < 0) out[0] = 0;
+}
+
+/* libcpucycles itself beside us: bench-peer (beside this program) runs
+ * the first call of the library $CPUCYCLES_PEER names (default: the
+ * libcpucycles.so.1 the system's loader finds, without this build's
+ * LD_LIBRARY_PATH), under the words of $CPUCYCLES_PEER_LOADER if set (a
+ * newer package's own ld.so and C library: "LD.SO --library-path DIR").
+ * Its output, "MICROSECONDS VERSION NONZERO" or its reason, into out;
+ * "" when it printed nothing. */
+static void peer_output(const char *self, char *out, size_t size)
+{
+  const char *library = getenv("CPUCYCLES_PEER"), *loader = getenv("CPUCYCLES_PEER_LOADER");
+  char words[1024], helper[1024], *argv[20], *word, *end;
+  const char *slash = strrchr(self, '/');
+  int fds[2], argc = 0, status, dir = slash ? (int)(slash - self + 1) : 0;
+  ssize_t got = -1;
+  pid_t pid;
+  memset(out, 0, size);
+  /* beside this program, which libtool may run from .libs/ */
+  if (dir >= 6 && strncmp(self + dir - 6, ".libs/", 6) == 0) dir -= 6;
+  snprintf(helper, sizeof helper, "%.*sbench-peer", dir, self);
+  snprintf(words, sizeof words, "%s", loader ? loader : "");
+  for (word = strtok_r(words, " ", &end); word && argc < 16; word = strtok_r(0, " ", &end)) argv[argc++] = word;
+  argv[argc++] = helper;
+  argv[argc++] = (char *)(library && *library ? library : "libcpucycles.so.1");
+  argv[argc] = 0;
+  if (pipe(fds) != 0) return;
+  pid = fork();
+  if (pid == 0) {
+    if (!library || !*library) unsetenv("LD_LIBRARY_PATH");
+    dup2(fds[1], 1), dup2(fds[1], 2);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  close(fds[1]);
+  if (pid > 0) got = read(fds[0], out, size - 1);
+  close(fds[0]);
+  if (pid > 0) waitpid(pid, &status, 0);
+  if (got < 0) out[0] = 0;
+}
+
+/* The peer's first call in fresh processes, beside ours (sorted): its
+ * line and the ratios, or why there is none. */
+static void print_peer(const char *self, const double *first, const double *reselect)
+{
+  double peer[PROCESSES];
+  char out[256], version[64] = "", why[256] = "";
+  int i, n = 0;
+  for (i = 0; i < PROCESSES; i++) {
+    double us;
+    peer_output(self, out, sizeof out);
+    if (sscanf(out, "%lf %63s", &us, version) == 2) peer[n++] = us;
+    else if (!why[0]) snprintf(why, sizeof why, "%.*s", (int)strcspn(out, "\n"), out);
+  }
+  if (n == 0) {
+    printf("%-34s not found (%s)\n%-34s (CPUCYCLES_PEER names its libcpucycles.so.1; Debian's libcpucycles1)\n",
+           "libcpucycles, first call", why[0] ? why : "bench-peer printed nothing", "");
+    return;
+  }
+  if (strcmp(version, cpucycles_version()) == 0) {
+    printf("%-34s the library found is this project's (%s): no peer (CPUCYCLES_PEER names one)\n",
+           "libcpucycles, first call", version);
+    return;
+  }
+  snprintf(out, sizeof out, "libcpucycles %s, first call", version);
+  print_spread(out, peer, n, "us (fresh processes: its selection)");
+  printf("%-34s %9s %9.3f %9s  ours verified / its, medians\n", "", "", first[PROCESSES / 2] / peer[n / 2], "");
+  printf("%-34s %9s %9.3f %9s  ours selecting at run time / its\n", "", "", reselect[PROCESSES / 2] / peer[n / 2], "");
 }
 
 /* The first call in a fresh process: microseconds, or -1. */
@@ -246,11 +317,15 @@ int main(int argc, char **argv)
   }
   print_spread("first call, verified path", first, PROCESSES, "us (fresh processes)");
   print_spread("first call, run-time selection", reselect, PROCESSES, "us (fresh processes)");
+  print_peer(argv[0], first, reselect);
 
   probes = fopen("cpucycles-probe-time.txt", "r");
   if (probes) {
     double s = 0;
-    if (fscanf(probes, "%lf", &s) == 1) printf("%-34s %9s %9.3f %9s  s (this build's configure)\n", "configure's probes", "", s, "");
+    if (fscanf(probes, "%lf", &s) == 1)
+      printf("%-34s %9s %9.3f %9s  s (this build's configure; libcpucycles probes nothing when\n"
+             "%-34s %9s %9s %9s     built: it measures its counters at each process's first call)\n",
+             "configure's probes", "", s, "", "", "", "", "");
     fclose(probes);
   }
 
