@@ -471,14 +471,19 @@ int main(void)
       if (waited[i].wakeups > most) most = waited[i].wakeups;
       if (waited[i].seconds < least) least = waited[i].seconds;
     }
+    /* at most 20 wake-ups natively; under an emulator (the runner the
+     * tests run through) its own locks add some: 4 to 10 seen under
+     * qemu-user, so 100 there, still far below a poller's thousands */
+    const char *runner = getenv("CPUCYCLES_PROBE_RUNNER");
+    long limit = runner && *runner ? 100 : 20;
     if (status == 3)
       tap_skip("threads waiting for a slow decision", "the library's decision did not call this program's getenv()");
     else
-      /* each waited (a tenth of the decision at least) and woke at most 20 times */
-      tap_ok(status == 0 && least > SLOW_DECISION_NS / 1e10 && most <= 20,
-             "%d threads waiting for a 0.3 s decision sleep: each woke at most %ld times (at most 20), "
+      /* each waited (a tenth of the decision at least), and woke seldom */
+      tap_ok(status == 0 && least > SLOW_DECISION_NS / 1e10 && most <= limit,
+             "%d threads waiting for a 0.3 s decision sleep: each woke at most %ld times (at most %ld), "
              "waited at least %.3f s%s%s",
-             WAITERS, most, least, status ? "; the child: " : "", status ? child_failure : "");
+             WAITERS, most, limit, least, status ? "; the child: " : "", status ? child_failure : "");
   }
 
 #if defined(TAP_UNDER_TSAN)
