@@ -79,9 +79,11 @@ static void print_spread(const char *what, double *v, int n, const char *unit)
   printf("%-34s %9.3f %9.3f %9.3f  %s\n", what, v[0], v[n / 2], v[n - 1], unit);
 }
 
-/* This program again, in a fresh process, with mode as argv[1]: the
- * first line it prints into out (size bytes), or "" when it printed none. */
-static void child_output(const char *self, const char *mode, char *out, size_t size)
+/* argv[0] run with argv in a fresh process (its standard error too, when
+ * errors_too; without LD_LIBRARY_PATH, when plain_loader): the first
+ * output it prints into out (size bytes), or "" when it printed none. */
+static void command_output(char *const argv[], int errors_too, int plain_loader, char *out,
+                           size_t size)
 {
   int fds[2], status;
   ssize_t got = -1;
@@ -90,8 +92,10 @@ static void child_output(const char *self, const char *mode, char *out, size_t s
   if (pipe(fds) != 0) return;
   pid = fork();
   if (pid == 0) {
+    if (plain_loader) unsetenv("LD_LIBRARY_PATH");
     dup2(fds[1], 1);
-    execl(self, self, mode, (char *)0);
+    if (errors_too) dup2(fds[1], 2);
+    execv(argv[0], argv);
     _exit(127);
   }
   close(fds[1]);
@@ -99,6 +103,14 @@ static void child_output(const char *self, const char *mode, char *out, size_t s
   close(fds[0]);
   if (pid > 0) waitpid(pid, &status, 0);
   if (got < 0) out[0] = 0;
+}
+
+/* This program again, in a fresh process, with mode as argv[1]. */
+static void child_output(const char *self, const char *mode, char *out, size_t size)
+{
+  char *argv[3];
+  argv[0] = (char *)self, argv[1] = (char *)mode, argv[2] = 0;
+  command_output(argv, 0, 0, out, size);
 }
 
 /* libcpucycles itself beside us: bench-peer (beside this program) runs
@@ -113,10 +125,7 @@ static void peer_output(const char *self, char *out, size_t size)
   const char *library = getenv("CPUCYCLES_PEER"), *loader = getenv("CPUCYCLES_PEER_LOADER");
   char words[1024], helper[1024], *argv[20], *word, *end;
   const char *slash = strrchr(self, '/');
-  int fds[2], argc = 0, status, dir = slash ? (int)(slash - self + 1) : 0;
-  ssize_t got = -1;
-  pid_t pid;
-  memset(out, 0, size);
+  int argc = 0, dir = slash ? (int)(slash - self + 1) : 0;
   /* beside this program, which libtool may run from .libs/ */
   if (dir >= 6 && strncmp(self + dir - 6, ".libs/", 6) == 0) dir -= 6;
   snprintf(helper, sizeof helper, "%.*sbench-peer", dir, self);
@@ -125,19 +134,7 @@ static void peer_output(const char *self, char *out, size_t size)
   argv[argc++] = helper;
   argv[argc++] = (char *)(library && *library ? library : "libcpucycles.so.1");
   argv[argc] = 0;
-  if (pipe(fds) != 0) return;
-  pid = fork();
-  if (pid == 0) {
-    if (!library || !*library) unsetenv("LD_LIBRARY_PATH");
-    dup2(fds[1], 1), dup2(fds[1], 2);
-    execv(argv[0], argv);
-    _exit(127);
-  }
-  close(fds[1]);
-  if (pid > 0) got = read(fds[0], out, size - 1);
-  close(fds[0]);
-  if (pid > 0) waitpid(pid, &status, 0);
-  if (got < 0) out[0] = 0;
+  command_output(argv, 1, !library || !*library, out, size);
 }
 
 /* The peer's first call in fresh processes, beside ours (sorted): its

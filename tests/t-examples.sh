@@ -122,20 +122,19 @@ flag_drift() { # count file: the first count executions of the steady file flagg
   awk -v n="$1" '/^  "flags": / && done < n { print "  \"flags\": [\"subtracted\", \"drift\"],"; done++; next } { print }' \
     "$saved-steady.json" >"$2"
 }
+said() { # pattern what: the last gate's stderr (cpucycles-info's) has a line matching pattern
+  if grep -q -- "$1" "$err"; then
+    ok "gate.sh: $2: $(grep -- "$1" "$err" | head -n 1)"
+  else
+    notok "gate.sh: $2: not said"; sed 's/^/# /' "$out" "$err"
+  fi
+}
 flag_drift 1 "$saved-drift.json"
 gate 0 '^gate: passed' "on ten executions, one flagged drift (left out)" "$saved-steady.json" "$saved-drift.json"
-if grep -q 'sum of 4096 bytes: left out: NEW .*-drift.json, result 1 is flagged drift' "$err"; then
-  ok "gate.sh: cpucycles-info says which it left out: $(grep 'flagged drift' "$err")"
-else
-  notok "gate.sh: cpucycles-info does not say which execution it left out"; sed 's/^/# /' "$out" "$err"
-fi
+said 'sum of 4096 bytes: left out: NEW .*-drift.json, result 1 is flagged drift' "cpucycles-info says which execution it left out"
 flag_drift 6 "$saved-drift.json"
 gate 4 '^gate: CANNOT JUDGE .*-drift.json against' "on ten executions, six flagged drift" "$saved-steady.json" "$saved-drift.json"
-if grep -q 'cannot judge sum of 4096 bytes: NEW .*-drift.json, result 6 is flagged drift' "$err"; then
-  ok "gate.sh: cpucycles-info's reason is shown: $(grep 'result 6 is flagged drift' "$err")"
-else
-  notok "gate.sh: cpucycles-info's reason is not shown"; sed 's/^/# /' "$out" "$err"
-fi
+said 'cannot judge sum of 4096 bytes: NEW .*-drift.json, result 6 is flagged drift' "cpucycles-info's reason is shown"
 awk '{ print } /^}$/ { exit }' "$saved-steady.json" >"$saved-one.json"
 gate 4 '^gate: CANNOT JUDGE' "on a file of one execution" "$saved-steady.json" "$saved-one.json"
 gate 2 '^gate: cannot compare' "on a missing file" "$saved-base.json" "$saved-missing.json"
