@@ -271,7 +271,7 @@ static const char *threads_at_once_failure(void)
 #define WAITERS 8
 #define SLOW_DECISION_NS 300000000L
 extern char **environ;
-static volatile int slow_getenv, in_decision;
+static int slow_getenv, in_decision; /* atomics (ThreadSanitizer holds volatile a race) */
 static pthread_t slow_thread;
 struct waited {
   long wakeups;   /* voluntary context switches during its call */
@@ -283,10 +283,10 @@ char *getenv(const char *name)
 {
   size_t n = strlen(name);
   char **e;
-  if (slow_getenv && pthread_equal(pthread_self(), slow_thread)) {
+  if (__atomic_load_n(&slow_getenv, __ATOMIC_ACQUIRE) && pthread_equal(pthread_self(), slow_thread)) {
     struct timespec nap = {0, SLOW_DECISION_NS};
-    slow_getenv = 0;
-    in_decision = 1;
+    __atomic_store_n(&slow_getenv, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&in_decision, 1, __ATOMIC_RELEASE);
     while (nanosleep(&nap, &nap) != 0 && errno == EINTR) continue;
   }
   for (e = environ; e && *e; e++)
@@ -306,7 +306,7 @@ static void *wait_for_slow_decision(void *arg)
   struct waited *w = &waited[(long)arg];
   struct rusage before, after;
   double start;
-  while (!in_decision) sched_yield();
+  while (!__atomic_load_n(&in_decision, __ATOMIC_ACQUIRE)) sched_yield();
   getrusage(RUSAGE_THREAD, &before);
   start = now_seconds();
   cpucycles();
@@ -323,10 +323,10 @@ static int waiters_sleep(void)
   for (i = 0; i < WAITERS; i++)
     if (pthread_create(&threads[i], 0, wait_for_slow_decision, (void *)i) != 0) return 2;
   slow_thread = pthread_self();
-  slow_getenv = 1;
+  __atomic_store_n(&slow_getenv, 1, __ATOMIC_RELEASE);
   cpucycles();
   for (i = 0; i < WAITERS; i++) pthread_join(threads[i], 0);
-  return in_decision ? 0 : 3;
+  return __atomic_load_n(&in_decision, __ATOMIC_ACQUIRE) ? 0 : 3;
 }
 
 /* fork() while another thread makes the first call. */
