@@ -43,15 +43,13 @@ tool="$top_builddir/libtool --mode=execute ${CPUCYCLES_PROBE_RUNNER:-} $top_buil
 dir=$(mktemp -d "${TMPDIR:-/tmp}/t-compare-tool.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
 out=$dir/out err=$dir/err
-# short runs: 3 executions of 0.05 s per symbol
-quick="--executions 3 --seconds 0.05"
-# every verdict on 3 times, a third of and 1.5 times the work: 10
-# executions, whose 99% interval (Student's t at 9 degrees of freedom,
-# 3.25) is about the executions' own spread; with 3 it is 5.7 times that
-# (t at 2 degrees is 9.9), and the interval of 3 times the work reached
-# below 1.99 beside a sanitizer on a busy machine (--tolerance 99 then
-# rightly exits 0)
-sure="--executions 10 --seconds 0.05"
+# short runs: 10 executions of 0.05 s per symbol.  10, whose 99%
+# interval (Student's t at 9 degrees of freedom, 3.25) is about the
+# executions' own spread: with 3 it is 5.7 times that (t at 2 degrees is
+# 9.9), and beside a sanitizer or lto's build on CI's busy machine the
+# interval of 3 times the work reached below 1.99, and below 1.5 (one
+# execution at 4.1 times)
+quick="--executions 10 --seconds 0.05"
 # each run bounded, whatever the tool does: a hang is a failure, not a stuck suite
 if command -v timeout >/dev/null 2>&1; then bounded="timeout 120"; else bounded=; fi
 total=64
@@ -207,7 +205,7 @@ fi
 
 # ---- verdicts no noise can change: 3 times the work, interleaved ----
 row() { grep "^$1 " "$out"; }
-run $sure "$dir/one.so" "$dir/three.so"
+run $quick "$dir/one.so" "$dir/three.so"
 if [ $status -eq 1 ] && row benchmark | grep -q ' slower$' && grep -q 'cover the noise within each execution and placement' "$out"; then
   ok "NEW at 3 times the work: slower, exit 1: $(row benchmark | tr -s ' ')"
 else
@@ -222,26 +220,26 @@ if grep -q 'compare-fixture: v1 loaded' "$err" && grep -q 'compare-fixture: v2 l
 else
   notok "two builds with one soname: want both markers and NEW/OLD over 2 (got '$ratio')"; show
 fi
-run $sure "$dir/one.so" "$dir/third.so"
+run $quick "$dir/one.so" "$dir/third.so"
 if [ $status -eq 0 ] && row benchmark | grep -q ' faster$'; then
   ok "NEW at a third of the work: faster, exit 0: $(row benchmark | tr -s ' ')"
 else
   notok "NEW at a third of the work: exit $status, want faster and 0"; show
 fi
-run $sure --tolerance 50 "$dir/one.so" "$dir/three.so"
+run $quick --tolerance 50 "$dir/one.so" "$dir/three.so"
 if [ $status -eq 1 ] && row benchmark | grep -q ' slower (beyond 50%)$'; then
   ok "3 times the work, --tolerance 50: beyond it, exit 1"
 else
   notok "3 times the work, --tolerance 50: exit $status, want 1"; show
 fi
-run $sure --tolerance 99 "$dir/one.so" "$dir/three.so"
+run $quick --tolerance 99 "$dir/one.so" "$dir/three.so"
 if [ $status -eq 1 ]; then
   ok "3 times the work, --tolerance 99: beyond it, exit 1"
 else
   notok "3 times the work, --tolerance 99: exit $status, want 1"; show
 fi
 # 1.5 times the work is slower, always, and within 99% always
-run $sure --tolerance 99 "$dir/one.so" "$dir/half.so"
+run $quick --tolerance 99 "$dir/one.so" "$dir/half.so"
 if [ $status -eq 0 ] && row benchmark | grep -q ' slower (within the tolerance of 99%)$'; then
   ok "1.5 times the work, --tolerance 99: slower but within it, exit 0"
 else
@@ -252,14 +250,14 @@ fi
 # tolerance, which then is neither shown exceeded nor shown kept
 COMPARE_FIXTURE_COUNTER=$dir/loads; export COMPARE_FIXTURE_COUNTER
 echo 0 >"$dir/loads"
-run $sure --tolerance 99 "$dir/one.so" "$dir/wobble2.so"
+run $quick --tolerance 99 "$dir/one.so" "$dir/wobble2.so"
 if [ $status -eq 0 ] && row benchmark | grep -q ' slower (perhaps beyond 99%: the interval reaches across it)$'; then
   ok "1.5 or 6 times the work, --tolerance 99: perhaps beyond it, said, exit 0: $(row benchmark | tr -s ' ')"
 else
   notok "1.5 or 6 times the work, --tolerance 99: exit $status, want slower, perhaps beyond, and 0"; show
 fi
 echo 0 >"$dir/loads"
-run $sure --tolerance 50 "$dir/one.so" "$dir/wobble1.so"
+run $quick --tolerance 50 "$dir/one.so" "$dir/wobble1.so"
 if [ $status -eq 0 ] &&
    row benchmark | grep -q ' indistinguishable (the interval reaches beyond the tolerance of 50%)$'; then
   ok "1 or 4 times the work, --tolerance 50: indistinguishable, its interval beyond 50%, said, exit 0"
@@ -327,9 +325,9 @@ if [ -n "$nomemfd" ]; then
 import json, sys
 d = json.loads(open(sys.argv[1]).read(), parse_constant=lambda c: 1 / 0)
 for who in ("old", "new"):
-    assert d[who + "_loaded"] == ["file"] * 3, d
+    assert d[who + "_loaded"] == ["file"] * d["executions"], d
     assert all(w.startswith("no memory file for its copy (memfd_create: ") for w in d[who + "_loaded_why"]), d
-    assert d[who + "_code_offsets"] == [None] * 3, d
+    assert d[who + "_code_offsets"] == [None] * d["executions"], d
 assert "own copy" not in d["interval_covers"] and "loaded as it is" in d["interval_covers"], d
 ' "$out" 2>"$dir/py"; then
       ok "memfd_create refused, --json: old_loaded and new_loaded \"file\" in each execution, with why"
@@ -347,7 +345,7 @@ fi
 cp "$dir/one.so" "$dir/big.so"
 if truncate -s 300M "$dir/big.so" 2>/dev/null ||
    dd if=/dev/null of="$dir/big.so" bs=1048576 seek=300 count=0 2>/dev/null; then
-  run $sure "$dir/big.so" "$dir/three.so"
+  run $quick "$dir/big.so" "$dir/three.so"
   covered=$(grep '^the 99% intervals cover' "$out")
   if [ $status -eq 1 ] && row benchmark | grep -q ' slower$' &&
      echo "$covered" | grep -q "; not a fresh copy of each file or the code's offset within its pages (OLD loaded as it is: larger than 256 MiB, the most it copies" &&
@@ -366,7 +364,7 @@ fi
 if [ $x86_64 = 1 ]; then copies="with its own copy of each file, .*, and the code's offset within its pages\$"
 else copies="with its own copy of each file"; fi
 if [ $origin = 1 ]; then
-  run $sure "$dir/old/bench.so" "$dir/new/bench.so"
+  run $quick "$dir/old/bench.so" "$dir/new/bench.so"
   if [ $status -eq 1 ] && row benchmark | grep -q ' slower$' && grep -q "cover .*$copies" "$out" &&
      grep -q 'compare-fixture: work-old loaded' "$err" && grep -q 'compare-fixture: work-new loaded' "$err"; then
     ok "\$ORIGIN builds, NEW's libwork at 3 times the work: copies, each its own libwork, slower, exit 1"
@@ -397,7 +395,7 @@ else
 fi
 
 # ---- a suite, JSON, progress ----
-run $sure --symbol benchmark --symbol other "$dir/one.so" "$dir/three.so"
+run $quick --symbol benchmark --symbol other "$dir/one.so" "$dir/three.so"
 if [ $status -eq 1 ] && row benchmark | grep -q ' slower$' && row other | grep -q ' slower$'; then
   ok "--symbol twice: a row each"
 else
@@ -405,7 +403,7 @@ else
 fi
 # (10 executions, as the verdicts above: with 3, one execution of other
 # at 4.1 times put ratio_low at 1.01 beside lto's build on CI's machine)
-run $sure --json --symbol benchmark --symbol other "$dir/one.so" "$dir/three.so"
+run $quick --json --symbol benchmark --symbol other "$dir/one.so" "$dir/three.so"
 json_status=$status
 if command -v python3 >/dev/null 2>&1; then
   if [ $json_status -eq 1 ] && python3 -c '
@@ -647,7 +645,7 @@ refused "--symbol named twice" "--symbol 'benchmark': named twice" \
   $quick --symbol benchmark --symbol benchmark "$dir/one.so" "$dir/three.so"
 refused "--symbol over 1024 bytes" "--symbol: a name over 1024 bytes" \
   $quick --symbol "${long}L" "$dir/one.so" "$dir/three.so"
-run $sure --symbol "$long" "$dir/long1.so" "$dir/long3.so"
+run $quick --symbol "$long" "$dir/long1.so" "$dir/long3.so"
 if [ $status -eq 1 ] && row "$long" | grep -q ' slower$'; then
   ok "--symbol of 1024 bytes: measured, exit 1, slower"
 else
