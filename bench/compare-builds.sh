@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# compare-builds.sh - how often cpucycles-compare (its defaults: 10
-# executions of 0.5 s) gets builds right, run by `make bench` (measured,
+# compare-builds.sh - how often cpucycles-compare (its defaults: 20
+# executions of 0.25 s) gets builds right, run by `make bench` (measured,
 # never asserted).  Each build is a tree as meson and relocatable layouts
 # make them: bench.so, a loop (dec/jnz on x86, subs/b.ne on arm64, a plain
 # loop elsewhere) of as many iterations as its own libwork.so.1 says,
@@ -100,7 +100,7 @@ tool_verdict() {
 }
 
 echo "cpucycles-compare on builds of a $iter-iteration loop, each finding its libwork.so.1 by"
-echo "\$ORIGIN, $runs comparisons each (defaults: 10 executions of 0.5 s); $(uptime | sed 's/^ *//')"
+echo "\$ORIGIN, $runs comparisons each (defaults: 20 executions of 0.25 s); $(uptime | sed 's/^ *//')"
 verdict_of=tool_verdict goals=1
 table
 echo "$(uptime | sed 's/^ *//')"
