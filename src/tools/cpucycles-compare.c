@@ -162,7 +162,8 @@ static int parse_options(int argc, char **argv, struct options *o)
   /* 20 executions of 0.25 s, not 10 of 0.5: the same 5 s a symbol, and
    * twice the draws of placement, which is most of the spread between
    * executions (+0.5% on builds that find their libwork by $ORIGIN:
-   * called slower in 38 of 40 comparisons, 51 of 60 with 10 of 0.5) */
+   * called slower in 58 of 60 comparisons, 51 of 60 with 10 of 0.5 s;
+   * doc/measuring.md) */
   o->executions = 20, o->seconds = 0.25, o->tolerance = 0, o->timeout = 60, o->copy = 1;
   for (i = 1; i < argc; i++) {
     const char *a = argv[i];
