@@ -125,9 +125,11 @@ AS_IF([test "x$with_counter" != xauto],
 # and installed counter files that do it.  Sets cpucycles_result to the
 # chosen counter's probe result (empty when it was not probed).
 AC_DEFUN([_CPUCYCLES_CHOOSE_INLINE], [
+AC_REQUIRE([_CPUCYCLES_IDS_FN])
 cpucycles_result=
-cpucycles_chosen_id=AS_TR_SH([$cpucycles_chosen])
-cpucycles_chosen_uid=AS_TR_CPP([$cpucycles_chosen])
+cpucycles_fn_ids "$cpucycles_chosen"
+cpucycles_chosen_id=$cpucycles_id
+cpucycles_chosen_uid=$cpucycles_uid
 AS_IF([test -n "$cpucycles_chosen"], [_CPUCYCLES_RESULT_OF([$cpucycles_chosen])])
 cpucycles_inline=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [inline])
 cpucycles_scaled=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [scaled])

@@ -48,6 +48,25 @@ m4_define([CPUCYCLES_COUNTERS], [[amd64-perfpmcff],
   [default-gettimeofday],
   [default-zero]])
 
+# _CPUCYCLES_IDS_FN
+# -----------------
+# Defines the shell function cpucycles_fn_ids NAME, which sets
+# cpucycles_id (NAME with - as _) and cpucycles_uid (the same in capitals)
+# for a counter of the list (both empty for any other word).  Written out
+# by m4, one case a counter: AS_TR_SH and AS_TR_CPP of a shell variable
+# run sed each time, and the loops over the counters made some 120 such
+# processes of the 300 that configure's probes took.
+m4_define([_CPUCYCLES_ID_CASE], [  $1) cpucycles_id=AS_TR_SH([$1]) cpucycles_uid=AS_TR_CPP([$1]) ;;
+])
+AC_DEFUN([_CPUCYCLES_IDS_FN], [
+AS_REQUIRE_SHELL_FN([cpucycles_fn_ids],
+  [AS_FUNCTION_DESCRIBE([cpucycles_fn_ids], [NAME],
+    [Set cpucycles_id and cpucycles_uid to the identifiers of counter NAME.])],
+[case $[]1 in
+m4_map_args([_CPUCYCLES_ID_CASE], CPUCYCLES_COUNTERS)  *) cpucycles_id= cpucycles_uid= ;;
+esac])
+])
+
 # CPUCYCLES_COUNTER_FILES
 # -----------------------
 # Substitutes CPUCYCLES_COUNTER_FILES, the counters' files
@@ -58,8 +77,9 @@ AC_SUBST([CPUCYCLES_COUNTER_FILES],
   ["m4_map_args_sep([include/cpucycles/], [.h], [ ], CPUCYCLES_COUNTERS)"])
 # A counter whose file never defines its CPUCYCLES_HAVE_<ID> (a misspelt
 # macro, say) would be "not for this target" on every target, silently.
+AC_REQUIRE([_CPUCYCLES_IDS_FN])
 for cpucycles_name in m4_map_args_sep([], [], [ ], CPUCYCLES_COUNTERS); do
-  cpucycles_uid=AS_TR_CPP([$cpucycles_name])
+  cpucycles_fn_ids "$cpucycles_name"
   grep "^#define CPUCYCLES_HAVE_$cpucycles_uid 1" "$srcdir/include/cpucycles/$cpucycles_name.h" \
     >/dev/null 2>&1 ||
     AC_MSG_WARN([include/cpucycles/$cpucycles_name.h never defines CPUCYCLES_HAVE_$cpucycles_uid to 1: that counter is "not for this target" on every target])
@@ -73,10 +93,19 @@ done
 # cpucycles_for_target (the probed counters whose file compiles here), in
 # order.  It includes their files and defines CPUCYCLES_COUNTERS(X), which
 # calls X(id, "name", has_state) for each, has_state 1 when the file
-# defines CPUCYCLES_<ID>_HAS_STATE (it has a release function).  A counter
+# defines CPUCYCLES_<ID>_HAS_STATE (it has a release function), and
+# CPUCYCLES_COUNTER_FAULTS_<id>, the file's CPUCYCLES_<ID>_FAULTS or 0
+# (all the fault signals).  A counter
 # whose file defines nothing when the library is compiled (other flags
 # than configure's) is left out.
 AC_DEFUN([CPUCYCLES_LIBRARY_COUNTERS], [
+AC_REQUIRE([_CPUCYCLES_IDS_FN])
+dnl NAME:ID:UID for each, for config.status (which has no cpucycles_fn_ids)
+cpucycles_for_target_ids=
+for cpucycles_name in $cpucycles_for_target; do
+  cpucycles_fn_ids "$cpucycles_name"
+  cpucycles_for_target_ids="$cpucycles_for_target_ids $cpucycles_name:$cpucycles_id:$cpucycles_uid"
+done
 AC_CONFIG_COMMANDS([src/core/cpucycles-counters.h], [
 AS_MKDIR_P([src/core])
 {
@@ -86,13 +115,17 @@ AS_MKDIR_P([src/core])
  * target, in order of preference (src/core/table.c).
  * CPUCYCLES@&t@_COUNTERS(X) calls X(id, "name", has_state) for each counter,
  * has_state 1 when it has a release function (its file defines
- * CPUCYCLES_<ID>_HAS_STATE). */
+ * CPUCYCLES_<ID>_HAS_STATE); CPUCYCLES@&t@_COUNTER_FAULTS_<id> is the fault
+ * signals the guard catches for it (its file's CPUCYCLES_<ID>_FAULTS, or
+ * 0: all). */
 #ifndef CPUCYCLES_COUNTERS_H
 #define CPUCYCLES_COUNTERS_H
 _CPUCYCLES_EOF
-  for cpucycles_name in $cpucycles_for_target; do
-    cpucycles_id=AS_TR_SH([$cpucycles_name])
-    cpucycles_uid=AS_TR_CPP([$cpucycles_name])
+  for cpucycles_ids in $cpucycles_for_target_ids; do
+    cpucycles_name=${cpucycles_ids%%:*}
+    cpucycles_uid=${cpucycles_ids##*:}
+    cpucycles_id=${cpucycles_ids#*:}
+    cpucycles_id=${cpucycles_id%:*}
     cat <<_CPUCYCLES_EOF
 
 #include "cpucycles/$cpucycles_name.h"
@@ -103,17 +136,21 @@ _CPUCYCLES_EOF
 #else
 #define CPUCYCLES_COUNTER_$cpucycles_uid(X) X($cpucycles_id, "$cpucycles_name", 0)
 #endif
+#if defined(CPUCYCLES_${cpucycles_uid}_FAULTS)
+#define CPUCYCLES_COUNTER_FAULTS_$cpucycles_id CPUCYCLES_${cpucycles_uid}_FAULTS
+#else
+#define CPUCYCLES_COUNTER_FAULTS_$cpucycles_id 0
+#endif
 _CPUCYCLES_EOF
   done
   AS_ECHO([""])
   AS_ECHO(["#define CPUCYCLES_COUNTERS(X) \\"])
-  for cpucycles_name in $cpucycles_for_target; do
-    cpucycles_uid=AS_TR_CPP([$cpucycles_name])
-    AS_ECHO(["  CPUCYCLES_COUNTER_$cpucycles_uid(X) \\"])
+  for cpucycles_ids in $cpucycles_for_target_ids; do
+    AS_ECHO(["  CPUCYCLES_COUNTER_${cpucycles_ids##*:}(X) \\"])
   done
   AS_ECHO(["  /* end of the counters */"])
   AS_ECHO([""])
   AS_ECHO(["#endif"])
 } > src/core/cpucycles-counters.h
-], [cpucycles_for_target='$cpucycles_for_target'])
+], [cpucycles_for_target_ids='$cpucycles_for_target_ids'])
 ])

@@ -150,21 +150,23 @@ AS_CASE([$$1], [*N*|""|*.], [$1=`date +%s`])
 # it took to cpucycles-probe-time.txt and sets cpucycles_probe_seconds.
 AC_DEFUN([CPUCYCLES_PROBE_COUNTERS], [
 AC_REQUIRE([CPUCYCLES_SET_PROBE_RUNNER])
+AC_REQUIRE([_CPUCYCLES_IDS_FN])
 _CPUCYCLES_NOW([cpucycles_probe_t0])
 cpucycles_target_known=no
 cpucycles_target_list=
 cpucycles_probe_all=
 cpucycles_todo=
 for cpucycles_name in m4_map_args_sep([], [], [ ], CPUCYCLES_COUNTERS); do
-  AS_VAR_SET_IF([cpucycles_cv_counter_]AS_TR_SH([$cpucycles_name]), [],
-    [cpucycles_todo="$cpucycles_todo $cpucycles_name"])
+  cpucycles_fn_ids "$cpucycles_name"
+  eval "test \"\${cpucycles_cv_counter_$cpucycles_id+set}\" = set" ||
+    cpucycles_todo="$cpucycles_todo $cpucycles_name"
 done
 AS_IF([test -n "$cpucycles_todo"], [
   dnl Which of them are for this target: one preprocessing of all their
   dnl files, each marking itself when it defines CPUCYCLES_HAVE_<ID>.  If
   dnl that fails, each counter is checked alone (CPUCYCLES_PROBE).
   for cpucycles_name in $cpucycles_todo; do
-    cpucycles_uid=AS_TR_CPP([$cpucycles_name])
+    cpucycles_fn_ids "$cpucycles_name"
     AS_ECHO(["@%:@include \"cpucycles/$cpucycles_name.h\""])
     AS_ECHO(["@%:@ifdef CPUCYCLES_HAVE_$cpucycles_uid"])
     AS_ECHO(["cpucycles_probe_for_target $cpucycles_name"])
@@ -186,8 +188,7 @@ AS_IF([test -n "$cpucycles_todo"], [
       AS_ECHO(["@%:@include \"counter-setup.h\""])
       AS_ECHO(["@%:@define CPUCYCLES_STATE_STORAGE"])
       for cpucycles_name in $cpucycles_target_list; do
-        cpucycles_id=AS_TR_SH([$cpucycles_name])
-        cpucycles_uid=AS_TR_CPP([$cpucycles_name])
+        cpucycles_fn_ids "$cpucycles_name"
         AS_ECHO(["@%:@include \"cpucycles/$cpucycles_name.h\""])
         AS_ECHO(["@%:@if CPUCYCLES_${cpucycles_uid}_LIBRARY_READ"])
         AS_ECHO(["@%:@define PROBE_INLINE_$cpucycles_id 0"])
@@ -197,7 +198,7 @@ AS_IF([test -n "$cpucycles_todo"], [
       done
       AS_ECHO_N(["@%:@define CPUCYCLES_PROBE_LIST(X)"])
       for cpucycles_name in $cpucycles_target_list; do
-        cpucycles_id=AS_TR_SH([$cpucycles_name])
+        cpucycles_fn_ids "$cpucycles_name"
         AS_ECHO_N([" X($cpucycles_id, \"$cpucycles_name\")"])
       done
       AS_ECHO([""])
@@ -267,15 +268,19 @@ AC_CACHE_VAL([cpucycles_cv_counter_]_cpucycles_id, [
 dnl A preset (or cached) result that is not valid is an error; what a probe
 dnl just printed, if not valid (a runner's noise, a rate outside the range),
 dnl leaves the counter out with a warning.
+dnl (A counter for another target, just found so here, is neither checked
+dnl nor described by a process: most of the list is such on any target.)
 cpucycles_rejected=
-CPUCYCLES_VALIDATE_RESULT([cpucycles_cv_counter_]_cpucycles_id,
-  [AS_IF([test $cpucycles_fresh = yes],
-     [_AS_ECHO_LOG([rejected probe result '$cpucycles_cv_counter_]_cpucycles_id[': $cpucycles_problem])
-      cpucycles_rejected=$cpucycles_problem
-      cpucycles_cv_counter_[]_cpucycles_id="no probe result rejected: $cpucycles_problem"],
-     [AC_MSG_RESULT([invalid])
-      _CPUCYCLES_RESULT_ERROR([cpucycles_cv_counter_]_cpucycles_id)])])
-CPUCYCLES_DESCRIBE_RESULT([$cpucycles_cv_counter_]_cpucycles_id)
+AS_IF([test $cpucycles_fresh = yes && test "x$cpucycles_cv_counter_[]_cpucycles_id" = "xno not for this target"],
+  [cpucycles_description="no (not for this target)"],
+  [CPUCYCLES_VALIDATE_RESULT([cpucycles_cv_counter_]_cpucycles_id,
+    [AS_IF([test $cpucycles_fresh = yes],
+       [_AS_ECHO_LOG([rejected probe result '$cpucycles_cv_counter_]_cpucycles_id[': $cpucycles_problem])
+        cpucycles_rejected=$cpucycles_problem
+        cpucycles_cv_counter_[]_cpucycles_id="no probe result rejected: $cpucycles_problem"],
+       [AC_MSG_RESULT([invalid])
+        _CPUCYCLES_RESULT_ERROR([cpucycles_cv_counter_]_cpucycles_id)])])
+   CPUCYCLES_DESCRIBE_RESULT([$cpucycles_cv_counter_]_cpucycles_id)])
 AC_MSG_RESULT([$cpucycles_description])
 AS_IF([test -n "$cpucycles_rejected"],
   [AC_MSG_WARN([counter $1 left out: its probe printed a result that is not valid: $cpucycles_rejected (see config.log)])])
@@ -313,15 +318,29 @@ AC_DEFUN([CPUCYCLES_RESULT_KINDNAME],
 # name is the library's own, cpucycles_kind_name), in words.
 AC_DEFUN([CPUCYCLES_DESCRIBE_RESULT], [
 cpucycles_result="$1"
+dnl Its fields by the shell's own expansions (a valid result's fields are
+dnl one space apart, kindname last), and a "no REASON" of printable ASCII
+dnl with nothing to take out as it is: configure describes every counter,
+dnl and a process for each field cost a third of the probes' time.  (Each
+dnl '@%:@' is a hash, written so that m4 reads no comment into it.)
 AS_CASE([$cpucycles_result],
   [yes*],
-  [cpucycles_precision=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [precision])
-   cpucycles_hz=CPUCYCLES_RESULT_FIELD([$cpucycles_result], [hz])
-   cpucycles_kind_name=CPUCYCLES_RESULT_KINDNAME([$cpucycles_result])
-   cpucycles_mhz=`AS_ECHO(["$cpucycles_hz"]) | awk '{ printf "%.0f", $[]1 / 1e6 }'`
+  [cpucycles_precision=${cpucycles_result@%:@* precision=}
+   cpucycles_precision=${cpucycles_precision%% *}
+   cpucycles_hz=${cpucycles_result@%:@* hz=}
+   cpucycles_hz=${cpucycles_hz%% *}
+   cpucycles_kind_name=${cpucycles_result@%:@* kindname=}
+   AS_CASE([$cpucycles_hz],
+     [*[[!0-9]]*|???????????????????*],
+     [cpucycles_mhz=`AS_ECHO(["$cpucycles_hz"]) | awk '{ printf "%.0f", $[]1 / 1e6 }'`],
+     [cpucycles_mhz=$(( (cpucycles_hz + 500000) / 1000000 ))])
    cpucycles_description="yes, precision $cpucycles_precision, $cpucycles_mhz MHz, $cpucycles_kind_name"],
+  [*[[!\ -~]]*|*[[\"\\]]*|*'??'*|*' '],
   [cpucycles_description=CPUCYCLES_SANITIZE_TEXT([$cpucycles_result])
-   cpucycles_description=`AS_ECHO(["$cpucycles_description"]) | sed 's/^\([[a-z]]*\) \(.*\)/\1 (\2)/'`])
+   cpucycles_description=`AS_ECHO(["$cpucycles_description"]) | sed 's/^\([[a-z]]*\) \(.*\)/\1 (\2)/'`],
+  [*' '*],
+  [cpucycles_description="${cpucycles_result%% *} (${cpucycles_result@%:@* })"],
+  [cpucycles_description=$cpucycles_result])
 ])
 
 # CPUCYCLES_HOST_FINGERPRINT

@@ -92,6 +92,8 @@ int main(int argc, char **argv)
   }
   c.name = "probe";
   c.kind = p->kind;
+  c.faults = 0; /* every fault signal caught: configure trusts no counter file's list */
+  c.release = 0;
   c.setup = p->setup;
   c.read = p->read;
   persecond = cpucycles_persecond_resolve("/etc/cpucyclespersecond", getenv("cpucyclespersecond"),

@@ -17,7 +17,7 @@
 
 /* Bumped when a field changes meaning; fields are only ever added at the
  * end, and size says how many there are. */
-#define CPUCYCLES_PRIVATE_INTERFACE 1
+#define CPUCYCLES_PRIVATE_INTERFACE 2
 
 struct cpucycles_info_abi; /* cpucycles-info's view: src/core/info-abi.h */
 
@@ -29,10 +29,11 @@ struct cpucycles_private {
   const char *(*persecond_source)(void);
   /* This host, as the build's fingerprint describes one. */
   const char *(*host_fingerprint)(void);
-  /* Calls fn(arg), surviving the SIGILL, SIGSEGV or SIGBUS it raises: 0,
-   * the signal, or -1 when faults cannot be caught here (fn not called);
-   * the program's signal handlers are left as they were. */
-  int (*guarded_call)(void (*fn)(void *), void *arg);
+  /* Calls fn(arg), surviving the SIGILL, SIGSEGV or SIGBUS it raises
+   * (those of faults, CPUCYCLES_FAULT_* bits; 0: all three): 0, the
+   * signal, or -1 when faults cannot be caught here (fn not called); the
+   * program's signal handlers are left as they were. */
+  int (*guarded_call)(unsigned int faults, void (*fn)(void *), void *arg);
   const struct cpucycles_info_abi *info;
 };
 

@@ -52,6 +52,14 @@ static int flaky_setup(struct cpucycles_setup *s)
 }
 static long long flaky_read(void) { return synthetic_ticks += 20; }
 static long long zero_read(void) { return 0; }
+/* A fine counter (step 50), and one whose reads are counted. */
+static long long fine_read(void) { return synthetic_ticks += 50; }
+static int costly_reads;
+static long long costly_read(void)
+{
+  costly_reads++;
+  return synthetic_ticks += 1;
+}
 static int no_setup(struct cpucycles_setup *s)
 {
   (void)s;
@@ -61,11 +69,11 @@ static int no_setup(struct cpucycles_setup *s)
 static void synthetic_selection(void)
 {
   struct cpucycles_counter table[] = {
-      {"helper", CPUCYCLES_KIND_OFFCORE, helper_setup, helper_read, helper_release},
-      {"leaning", CPUCYCLES_KIND_ONCORE, no_setup, leaning_read, 0},
-      {"zero", CPUCYCLES_KIND_NONE, no_setup, zero_read, 0}};
+      {"helper", CPUCYCLES_KIND_OFFCORE, 0, helper_setup, helper_read, helper_release},
+      {"leaning", CPUCYCLES_KIND_ONCORE, 0, no_setup, leaning_read, 0},
+      {"zero", CPUCYCLES_KIND_NONE, 0, no_setup, zero_read, 0}};
   struct cpucycles_counter with_flaky[] = {
-      {"flaky", CPUCYCLES_KIND_ONCORE, flaky_setup, flaky_read, 0}, table[0], table[2]};
+      {"flaky", CPUCYCLES_KIND_ONCORE, 0, flaky_setup, flaky_read, 0}, table[0], table[2]};
   struct cpucycles_result results[3];
   int chosen = cpucycles_select(table, 3, 1000000000, -1, results);
   tap_ok(chosen == 0 && !results[1].available,
@@ -73,9 +81,26 @@ static void synthetic_selection(void)
          table[chosen].name, results[1].available ? "available" : results[1].reason);
   tap_ok(helper_set_up == 1, "the chosen counter is left set up after the selection");
   chosen = cpucycles_select(with_flaky, 3, 1000000000, -1, results);
-  tap_ok(chosen == 1 && !results[0].available && flaky_setups == 2,
-         "a counter that fails when set up again after the choice is dropped for the next "
-         "(chose %s, %d setups)", with_flaky[chosen].name, flaky_setups);
+  tap_ok(chosen == 1 && !results[0].available && results[1].available && flaky_setups == 2,
+         "a counter that fails when set up again after the choice is dropped for the next, "
+         "measured then if it was left out (chose %s, %d setups)", with_flaky[chosen].name,
+         flaky_setups);
+  {
+    /* seeds/000's numbers: an off-core counter pays 100, so with a step of
+     * at least 1 it cannot beat an on-core score of 50 */
+    struct cpucycles_counter behind[] = {
+        {"fine", CPUCYCLES_KIND_ONCORE, 0, no_setup, fine_read, 0},
+        {"costly", CPUCYCLES_KIND_OFFCORE, 0, no_setup, costly_read, 0}, table[2]};
+    chosen = cpucycles_select(behind, 3, 1000000000, -1, results);
+    if (CPUCYCLES_SELECTION_RULE == CPUCYCLES_RULE_SEED)
+      tap_ok(chosen == 0 && costly_reads == 0 && results[1].reason == cpucycles_reason_not_measured,
+             "a counter whose penalty alone reaches an earlier score is not measured (chose %s, "
+             "%d reads of it)", behind[chosen].name, costly_reads);
+    else
+      tap_ok(chosen == 0 && costly_reads > 0 && results[1].available,
+             "under 20260901's numbers every counter is measured (chose %s, %d reads of costly)",
+             behind[chosen].name, costly_reads);
+  }
 }
 
 /* ---- The live checks ---- */
@@ -163,7 +188,7 @@ int main(void)
 {
   struct cpucycles_plan plan;
   struct cpucycles_decision *d = malloc(sizeof *d);
-  tap_plan(11);
+  tap_plan(12);
   synthetic_selection();
 
   live_read = process_read;

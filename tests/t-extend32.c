@@ -72,7 +72,7 @@ static int run(double rate_factor, double *error, long long *wraps)
 
 int main(void)
 {
-  struct cpucycles_counter c = {"simulated-32-bit", CPUCYCLES_KIND_ONCORE, simulated_setup,
+  struct cpucycles_counter c = {"simulated-32-bit", CPUCYCLES_KIND_ONCORE, 0, simulated_setup,
                                 simulated_read, 0};
   struct cpucycles_result r;
   double error;

@@ -43,9 +43,9 @@ int main(void)
   int n = 0, i, monotonic = -1, decreasing = 0;
   long long prev, now;
 
-  table[n++] = (struct cpucycles_counter){"test-faulting", CPUCYCLES_KIND_ONCORE, no_setup, faulting_read, 0};
-  table[n++] = (struct cpucycles_counter){"test-frozen", CPUCYCLES_KIND_ONCORE, no_setup, frozen_read, 0};
-  table[n++] = (struct cpucycles_counter){"test-backwards", CPUCYCLES_KIND_ONCORE, no_setup, backwards_read, 0};
+  table[n++] = (struct cpucycles_counter){"test-faulting", CPUCYCLES_KIND_ONCORE, 0, no_setup, faulting_read, 0};
+  table[n++] = (struct cpucycles_counter){"test-frozen", CPUCYCLES_KIND_ONCORE, 0, no_setup, frozen_read, 0};
+  table[n++] = (struct cpucycles_counter){"test-backwards", CPUCYCLES_KIND_ONCORE, 0, no_setup, backwards_read, 0};
   for (i = 0; i < cpucycles_table_size && n < CPUCYCLES_MAX_COUNTERS; i++) {
     if (strcmp(cpucycles_table[i].name, "default-monotonic") == 0) monotonic = n;
     table[n++] = cpucycles_table[i];

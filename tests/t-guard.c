@@ -7,7 +7,9 @@
  *     and the probe's own fault after it is still caught;
  *   - a watchdog signal whose handler longjmps cannot escape a guarded
  *     call with the guard's handler left installed;
- *   - a fault signal sent with kill() is the program's, not the probe's. */
+ *   - a fault signal sent with kill() is the program's, not the probe's;
+ *   - a guarded call catches the fault signals it is asked to, and only
+ *     those: a fault of another goes to the program's handler. */
 #include "fault.h"
 #include "guard.h"
 #include "tap.h"
@@ -124,6 +126,16 @@ static void probe_fault(void *arg)
 /* 4. kill() of a fault signal during the guard. */
 static volatile int sent_seen;
 static void count_sent(int signo) { (void)signo; sent_seen++; }
+
+/* 6. The program's SIGSEGV handler makes the page readable: on return the
+ * read runs again, and succeeds. */
+static volatile int unprotected;
+static void unprotect(int signo)
+{
+  (void)signo;
+  mprotect((void *)test_fault_page, (size_t)sysconf(_SC_PAGESIZE), PROT_READ);
+  unprotected++;
+}
 static void sent_segv(void *arg)
 {
   (void)arg;
@@ -136,11 +148,11 @@ int main(void)
   struct sigaction mine, now;
   int signo;
 
-  tap_plan(9);
+  tap_plan(11);
 
   /* 1 */
   pthread_create(&thread, 0, install_theirs, 0);
-  signo = cpucycles_guarded_call(wait_for_install, 0);
+  signo = cpucycles_guarded_call(0, wait_for_install, 0);
   pthread_join(thread, 0);
   tap_ok(signo == 0 && handler_of(SIGBUS) == (void *)(uintptr_t)their_handler,
          "a handler another thread installed during a guarded call is kept");
@@ -155,7 +167,7 @@ int main(void)
   sigaddset(&mine.sa_mask, SIGUSR2);
   sigaction(SIGSEGV, &mine, 0);
   pthread_create(&thread, 0, fault_in_thread, 0);
-  signo = cpucycles_guarded_call(other_thread_faults_then_probe_faults, 0);
+  signo = cpucycles_guarded_call(0, other_thread_faults_then_probe_faults, 0);
   pthread_join(thread, 0);
   tap_ok(program_calls == 1 && on_alt_stack,
          "another thread's fault reached the program's handler, on its alternate stack");
@@ -171,18 +183,18 @@ int main(void)
   /* 3 */
   signal(SIGALRM, watchdog);
   if (sigsetjmp(watchdog_jump, 1) == 0) {
-    signo = cpucycles_guarded_call(watchdog_fires, 0);
+    signo = cpucycles_guarded_call(0, watchdog_fires, 0);
     tap_ok(0, "the watchdog's signal was delivered after the guarded call");
   } else {
     tap_ok(handler_of(SIGSEGV) == (void *)(uintptr_t)program_handler,
            "a watchdog that longjmps finds the program's handler in place, not the guard's");
   }
-  tap_ok(cpucycles_guarded_call(probe_fault, 0) == SIGSEGV,
+  tap_ok(cpucycles_guarded_call(0, probe_fault, 0) == SIGSEGV,
          "after the watchdog's jump a guarded call still works (the guard was left whole)");
 
   /* 4 */
   signal(SIGSEGV, count_sent);
-  signo = cpucycles_guarded_call(sent_segv, 0);
+  signo = cpucycles_guarded_call(0, sent_segv, 0);
   tap_ok(signo == 0 && sent_seen == 1,
          "a SIGSEGV sent with kill() during a guarded call goes to the program (%d, seen %d)", signo,
          sent_seen);
@@ -202,12 +214,32 @@ int main(void)
     sigaddset(&a.sa_mask, SIGILL);
     sigaction(SIGSEGV, &a, 0);
     cpucycles_block_async_signals(&saved);
-    first = cpucycles_guarded_call(probe_fault, 0);
-    second = cpucycles_guarded_call(probe_fault, 0);
+    first = cpucycles_guarded_call(0, probe_fault, 0);
+    second = cpucycles_guarded_call(0, probe_fault, 0);
     cpucycles_restore_signals(&saved);
     tap_ok(first == SIGSEGV && second == SIGSEGV,
            "with the program's handler masking SIGBUS and SIGILL, two guarded faults in a row are "
            "both caught (%d, %d)", first, second);
+  }
+
+  /* 6 */
+  {
+    struct sigaction a;
+    void *ill = handler_of(SIGILL), *bus = handler_of(SIGBUS);
+    memset(&a, 0, sizeof a);
+    a.sa_handler = unprotect;
+    sigaction(SIGSEGV, &a, 0);
+    signo = cpucycles_guarded_call(CPUCYCLES_FAULT_SIGILL | CPUCYCLES_FAULT_SIGBUS, probe_fault, 0);
+    tap_ok(signo == 0 && unprotected == 1 && handler_of(SIGSEGV) == (void *)(uintptr_t)unprotect &&
+               handler_of(SIGILL) == ill && handler_of(SIGBUS) == bus,
+           "a guarded call catching SIGILL and SIGBUS leaves a SIGSEGV to the program's handler "
+           "(returned %d, handler ran %d times), and puts both actions back",
+           signo, unprotected);
+    mprotect((void *)test_fault_page, (size_t)sysconf(_SC_PAGESIZE), PROT_NONE);
+    signo = cpucycles_guarded_call(CPUCYCLES_FAULT_SIGSEGV, probe_fault, 0);
+    tap_ok(signo == SIGSEGV && unprotected == 1 && handler_of(SIGSEGV) == (void *)(uintptr_t)unprotect,
+           "one catching SIGSEGV alone catches it (returned %d), and the program's handler is back",
+           signo);
   }
   return tap_done();
 }

@@ -168,7 +168,7 @@ static const char *choose(const struct cpucycles_counter *a, const struct cpucyc
 {
   struct cpucycles_counter table[3];
   struct cpucycles_result results[3];
-  struct cpucycles_counter last = {"zero", CPUCYCLES_KIND_NONE, no_setup, zero, 0};
+  struct cpucycles_counter last = {"zero", CPUCYCLES_KIND_NONE, 0, no_setup, zero, 0};
   int chosen;
   table[0] = *a, table[1] = *b, table[2] = last;
   chosen = cpucycles_select(table, 3, 1000000000, -1, results);
@@ -181,12 +181,12 @@ static const char *choose(const struct cpucycles_counter *a, const struct cpucyc
  * choice is given for each set (seeds/000's, 20260901's). */
 static void choices(void)
 {
-  struct cpucycles_counter on150 = {"on-core 150", CPUCYCLES_KIND_ONCORE, no_setup, step150, 0};
-  struct cpucycles_counter on170 = {"on-core 170", CPUCYCLES_KIND_ONCORE, no_setup, step170, 0};
-  struct cpucycles_counter off60 = {"off-core 60", CPUCYCLES_KIND_OFFCORE, no_setup, step60, 0};
-  struct cpucycles_counter off110 = {"off-core 110", CPUCYCLES_KIND_OFFCORE, no_setup, step110, 0};
-  struct cpucycles_counter sys60 = {"syscall 60", CPUCYCLES_KIND_SYSCALL, no_setup, step60, 0};
-  struct cpucycles_counter os60 = {"os 60", CPUCYCLES_KIND_OSCLOCK, os_setup, step60, 0};
+  struct cpucycles_counter on150 = {"on-core 150", CPUCYCLES_KIND_ONCORE, 0, no_setup, step150, 0};
+  struct cpucycles_counter on170 = {"on-core 170", CPUCYCLES_KIND_ONCORE, 0, no_setup, step170, 0};
+  struct cpucycles_counter off60 = {"off-core 60", CPUCYCLES_KIND_OFFCORE, 0, no_setup, step60, 0};
+  struct cpucycles_counter off110 = {"off-core 110", CPUCYCLES_KIND_OFFCORE, 0, no_setup, step110, 0};
+  struct cpucycles_counter sys60 = {"syscall 60", CPUCYCLES_KIND_SYSCALL, 0, no_setup, step60, 0};
+  struct cpucycles_counter os60 = {"os 60", CPUCYCLES_KIND_OSCLOCK, 0, os_setup, step60, 0};
   int late = CPUCYCLES_SELECTION_RULE == CPUCYCLES_RULE_20260901;
   long long pa, pb, off = build_penalty(CPUCYCLES_KIND_OFFCORE), sys = build_penalty(CPUCYCLES_KIND_SYSCALL),
                     os = build_penalty(CPUCYCLES_KIND_OSCLOCK);

@@ -64,7 +64,7 @@ enum { STATED = 0, TIMED = 1 };
 int main(void)
 {
   double s;
-  const struct cpucycles_counter ns_counter = {"simulated", CPUCYCLES_KIND_SCALED, ns_setup,
+  const struct cpucycles_counter ns_counter = {"simulated", CPUCYCLES_KIND_SCALED, 0, ns_setup,
                                                ns_read, 0};
   struct cpucycles_setup none = {2400000000LL, 0, 0, 0};
   struct cpucycles_result r;

@@ -90,9 +90,10 @@ static int child(unsigned int action)
   cpucycles_decide(cpucycles_table, cpucycles_table_size, &plan, 0, 0, &d);
   for (i = 0; i < cpucycles_table_size; i++) {
     struct cpucycles_result r = d.results[i];
-    /* the selection may skip the system-call clock behind a working
-     * CLOCK_MONOTONIC: measure it alone too */
-    if (strstr(cpucycles_table[i].name, "syscall"))
+    /* the selection may leave a counter that could not win unmeasured
+     * (the system-call clock behind a working CLOCK_MONOTONIC,
+     * default-perfevent behind the TSC): measure it alone too */
+    if (r.reason == cpucycles_reason_not_measured)
       cpucycles_measure(&cpucycles_table[i], d.persecond, &r);
     if ((strstr(cpucycles_table[i].name, "perf") || strstr(cpucycles_table[i].name, "syscall")) &&
         (r.available || !strstr(r.reason, "seccomp")))

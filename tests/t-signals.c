@@ -114,7 +114,7 @@ int main(void)
   }
 
   /* The same after a fault was actually caught. */
-  tap_ok(cpucycles_guarded_call(fault, 0) == SIGSEGV, "a SIGSEGV in a guarded call is caught");
+  tap_ok(cpucycles_guarded_call(0, fault, 0) == SIGSEGV, "a SIGSEGV in a guarded call is caught");
   sigprocmask(SIG_BLOCK, 0, &mask_after);
   tap_ok(handlers_unchanged(before) && same_set(&mask_before, &mask_after),
          "after a caught fault, handlers and mask are unchanged");

@@ -12,6 +12,8 @@
 #if defined(__x86_64__)
 #define CPUCYCLES_HAVE_AMD64_TSC 1
 #define CPUCYCLES_AMD64_TSC_INSTRUCTION "rdtsc" /* a word of its read's disassembly */
+/* every x86-64 CPU has RDTSC: only CR4.TSD (PR_SET_TSC) makes it fault */
+#define CPUCYCLES_AMD64_TSC_FAULTS CPUCYCLES_FAULT_SIGSEGV
 
 enum { cpucycles_amd64_tsc_kind = CPUCYCLES_KIND_OFFCORE };
 

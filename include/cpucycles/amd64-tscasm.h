@@ -22,6 +22,8 @@
 #if defined(__x86_64__)
 #define CPUCYCLES_HAVE_AMD64_TSCASM 1
 #define CPUCYCLES_AMD64_TSCASM_INSTRUCTION "rdtsc" /* a word of its read's disassembly */
+/* as amd64-tsc: only CR4.TSD makes RDTSC fault */
+#define CPUCYCLES_AMD64_TSCASM_FAULTS CPUCYCLES_FAULT_SIGSEGV
 
 enum { cpucycles_amd64_tscasm_kind = CPUCYCLES_KIND_OFFCORE };
 

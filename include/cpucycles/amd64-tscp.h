@@ -15,6 +15,8 @@
 #if defined(__x86_64__)
 #define CPUCYCLES_HAVE_AMD64_TSCP 1
 #define CPUCYCLES_AMD64_TSCP_INSTRUCTION "rdtscp" /* a word of its read's disassembly */
+/* no RDTSCP; CR4.TSD */
+#define CPUCYCLES_AMD64_TSCP_FAULTS (CPUCYCLES_FAULT_SIGILL | CPUCYCLES_FAULT_SIGSEGV)
 
 enum { cpucycles_amd64_tscp_kind = CPUCYCLES_KIND_OFFCORE };
 

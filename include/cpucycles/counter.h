@@ -26,7 +26,13 @@
  *                                cpucycles_ID_release(int zero_page) gives back;
  *   CPUCYCLES_<ID>_INSTRUCTION   "word": its read is inline and one
  *                                instruction, whose disassembly shows word
- *                                (tests/t-installed.sh looks for it).
+ *                                (tests/t-installed.sh looks for it);
+ *   CPUCYCLES_<ID>_FAULTS        the fault signals its read and setup can
+ *                                raise, CPUCYCLES_FAULT_* or'ed, when they
+ *                                are fewer than all three: the guard then
+ *                                catches only those (each signal it
+ *                                catches costs the first call three system
+ *                                calls).
  * The list of counters, in order of preference, is m4/cpucycles_counters.m4:
  * a new counter is this one file and one line there.
  */
@@ -91,6 +97,14 @@ enum cpucycles_kind {
   CPUCYCLES_KIND_OSCLOCK = 5, /* fixed-resolution OS clock, scaled: +200 */
   CPUCYCLES_KIND_NONE = 6     /* the last resort that always returns 0 */
 };
+
+/* The fault signals a counter's read or setup can raise (a counter file's
+ * CPUCYCLES_<ID>_FAULTS): an instruction the CPU lacks or the OS forbids
+ * (SIGILL), RDTSC/RDPMC forbidden or a perf page unmapped (SIGSEGV), a perf
+ * page gone (SIGBUS).  0 means all three. */
+#define CPUCYCLES_FAULT_SIGILL 1
+#define CPUCYCLES_FAULT_SIGSEGV 2
+#define CPUCYCLES_FAULT_SIGBUS 4
 
 struct cpucycles_setup {
   long long persecond; /* in: the CPU frequency estimate, cycles/second */

@@ -13,6 +13,8 @@
 #if defined(__i386__)
 #define CPUCYCLES_HAVE_X86_TSC 1
 #define CPUCYCLES_X86_TSC_INSTRUCTION "rdtsc" /* a word of its read's disassembly */
+/* no RDTSC; CR4.TSD */
+#define CPUCYCLES_X86_TSC_FAULTS (CPUCYCLES_FAULT_SIGILL | CPUCYCLES_FAULT_SIGSEGV)
 
 enum { cpucycles_x86_tsc_kind = CPUCYCLES_KIND_OFFCORE };
 

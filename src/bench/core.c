@@ -41,5 +41,5 @@ const char *cpucycles_bench_core_host(void) { return core() ? core()->host_finge
 
 int cpucycles_bench_core_guarded_call(void (*fn)(void *), void *arg)
 {
-  return core() ? core()->guarded_call(fn, arg) : -1;
+  return core() ? core()->guarded_call(0, fn, arg) : -1;
 }

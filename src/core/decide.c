@@ -25,13 +25,6 @@
  * run time. */
 #define SCALE_SLACK 0.005
 
-/* Reads of the first call's recheck.  libcpucycles takes 1000 to measure a
- * counter it knows nothing of; configure did that here, and the recheck
- * only has to see the counter work, increase, never decrease and keep its
- * smallest step: 100 reads show the same smallest step as 1000 on every
- * counter tried, at a tenth of the cost (a few microseconds). */
-#define RECHECK_READS 100
-
 /* 1 when deciding about this counter needs the CPU frequency: a scaled
  * counter or an OS clock (its scale), or a counter with state (the perf
  * counters' per-thread fallback).  A bare TSC or cycle register does not:
@@ -63,7 +56,7 @@ CPUCYCLES_COLD static const char *verify_build_counter(const struct cpucycles_co
   if (plan->build_counter < 0 || plan->build_counter >= n) return "no counter was chosen at build time";
   c = &table[plan->build_counter];
   if (!d->host_matches) return "this host differs from the build host";
-  if (!cpucycles_measure_reads(c, d->persecond, RECHECK_READS, r)) {
+  if (!cpucycles_measure_reads(c, d->persecond, CPUCYCLES_RECHECK_READS, r)) {
     cpucycles_text_format(d->why, sizeof d->why, "%s failed its check here: %s", c->name,
                           r->reason);
     return d->why;

@@ -21,9 +21,14 @@
 
 /* What a counter's read or setup can raise: SIGILL (an instruction the CPU
  * lacks or the OS forbids), SIGSEGV (RDTSC/RDPMC forbidden, a perf page),
- * SIGBUS (a perf page gone).  Each signal guarded costs three system calls
- * per guarded call, so no more. */
+ * SIGBUS (a perf page gone), in the order of the CPUCYCLES_FAULT_* bits.
+ * Each signal guarded costs three system calls per guarded call, so no
+ * more, and a counter that can raise fewer has only those guarded. */
 static const int cpucycles_guarded_signals[] = {SIGILL, SIGSEGV, SIGBUS};
+typedef char cpucycles_fault_bits_agree[(CPUCYCLES_FAULT_SIGILL == 1 && CPUCYCLES_FAULT_SIGSEGV == 2 &&
+                                         CPUCYCLES_FAULT_SIGBUS == 4)
+                                            ? 1
+                                            : -1];
 #define CPUCYCLES_NGUARDED \
   ((int)(sizeof cpucycles_guarded_signals / sizeof cpucycles_guarded_signals[0]))
 
@@ -86,15 +91,16 @@ CPUCYCLES_COLD void cpucycles_restore_signals(const struct cpucycles_signal_stat
   if (saved->changed) pthread_sigmask(SIG_SETMASK, &saved->mask, 0);
 }
 
-/* 1 when none of the guarded signals is blocked in this thread (a fault
- * would reach our handler), 0 when one is, or the mask cannot be read. */
-CPUCYCLES_COLD static int cpucycles_faults_deliverable(void)
+/* 1 when none of the signals of `faults` (bits) is blocked in this thread
+ * (a fault would reach our handler), 0 when one is, or the mask cannot be
+ * read. */
+CPUCYCLES_COLD static int cpucycles_faults_deliverable(unsigned int faults)
 {
   sigset_t now;
   int i;
   if (pthread_sigmask(SIG_BLOCK, 0, &now) != 0) return 0;
   for (i = 0; i < CPUCYCLES_NGUARDED; i++)
-    if (sigismember(&now, cpucycles_guarded_signals[i])) return 0;
+    if ((faults & (1u << i)) && sigismember(&now, cpucycles_guarded_signals[i])) return 0;
   return 1;
 }
 
@@ -203,21 +209,29 @@ CPUCYCLES_COLD static int cpucycles_call_caught(void (*fn)(void *), void *arg)
   return cpucycles_guard_signo;
 }
 
-CPUCYCLES_COLD int cpucycles_guarded_call(void (*fn)(void *), void *arg)
+CPUCYCLES_COLD int cpucycles_guarded_call(unsigned int faults, void (*fn)(void *), void *arg)
 {
   struct cpucycles_signal_state saved_mask;
-  int i, installed = 0, signo = CPUCYCLES_GUARD_UNAVAILABLE, masked = cpucycles_async_blocked > 0;
+  unsigned int installed = 0;
+  int i, refused = 0, signo = CPUCYCLES_GUARD_UNAVAILABLE, masked = cpucycles_async_blocked > 0;
 
+  faults &= CPUCYCLES_FAULT_SIGILL | CPUCYCLES_FAULT_SIGSEGV | CPUCYCLES_FAULT_SIGBUS;
+  if (!faults) faults = CPUCYCLES_FAULT_SIGILL | CPUCYCLES_FAULT_SIGSEGV | CPUCYCLES_FAULT_SIGBUS;
   /* Asynchronous signals blocked (no handler may run, and perhaps longjmp
    * away, while ours is installed), unless the caller did so already (the
    * first call does, for all of its guarded calls). */
   if (!masked) cpucycles_block_async_signals(&saved_mask);
   if (!cpucycles_guard_held_by_fork) pthread_mutex_lock(&cpucycles_guard_lock);
   /* A fault that cannot reach our handler kills: then fn is not called. */
-  if (cpucycles_faults_deliverable())
-    while (installed < CPUCYCLES_NGUARDED && cpucycles_guard_install(installed) == 0) installed++;
-  if (installed == CPUCYCLES_NGUARDED) signo = cpucycles_call_caught(fn, arg);
-  for (i = 0; i < installed; i++) cpucycles_guard_restore(i);
+  if (cpucycles_faults_deliverable(faults))
+    for (i = 0; i < CPUCYCLES_NGUARDED && !refused; i++)
+      if (faults & (1u << i)) {
+        refused = cpucycles_guard_install(i) != 0;
+        if (!refused) installed |= 1u << i;
+      }
+  if (installed == faults) signo = cpucycles_call_caught(fn, arg);
+  for (i = 0; i < CPUCYCLES_NGUARDED; i++)
+    if (installed & (1u << i)) cpucycles_guard_restore(i);
   if (!cpucycles_guard_held_by_fork) pthread_mutex_unlock(&cpucycles_guard_lock);
   if (!masked) {
     /* the handler left its signal blocked: this puts the caller's mask back */

@@ -4,6 +4,7 @@
 #ifndef CPUCYCLES_GUARD_H
 #define CPUCYCLES_GUARD_H
 #include <signal.h>
+#include "cpucycles/counter.h"
 #include "hidden.h"
 CPUCYCLES_HIDDEN_BEGIN
 
@@ -25,14 +26,17 @@ void cpucycles_restore_signals(const struct cpucycles_signal_state *saved);
  * that denies rt_sigprocmask or rt_sigaction): fn was not called. */
 #define CPUCYCLES_GUARD_UNAVAILABLE (-1)
 
-/* Calls fn(arg) with this thread's asynchronous signals blocked.  Returns
- * 0 when it returned, the number of the fault it raised, or
- * CPUCYCLES_GUARD_UNAVAILABLE without calling it.  The caller's signal mask is restored exactly, and so are the
- * program's actions, unless another thread changed one meanwhile (that
- * change stays).  Only a fault the kernel raises in this thread, inside
- * fn, is caught: a fault in another thread, or a fault signal sent with
- * kill(), goes to the program's own action as if no guard were there. */
-int cpucycles_guarded_call(void (*fn)(void *), void *arg);
+/* Calls fn(arg) with this thread's asynchronous signals blocked, catching
+ * the fault signals of `faults` (CPUCYCLES_FAULT_* bits; 0: all three): a
+ * counter that can raise fewer (RDTSC: SIGSEGV alone) costs fewer system
+ * calls.  Returns 0 when it returned, the number of the fault it raised,
+ * or CPUCYCLES_GUARD_UNAVAILABLE without calling it.  The caller's signal
+ * mask is restored exactly, and so are the program's actions, unless
+ * another thread changed one meanwhile (that change stays).  Only a fault
+ * the kernel raises in this thread, inside fn, is caught: a fault in
+ * another thread, a fault signal sent with kill(), or one of a signal not
+ * caught goes to the program's own action as if no guard were there. */
+int cpucycles_guarded_call(unsigned int faults, void (*fn)(void *), void *arg);
 
 /* For pthread_atfork: prepare waits until no guarded call is under way
  * (in a child, a guard another thread held would stay held for good, and

@@ -5,6 +5,8 @@
 #include "guard.h"
 #include "counter-setup.h"
 #include "tickrate.h"
+#define CPUCYCLES_SELECTION_MEMO_STORAGE 1 /* the selection's memo lives here */
+#include "memo.h"
 #include <stddef.h>
 #include <string.h>
 #if defined(__linux__)
@@ -220,12 +222,12 @@ CPUCYCLES_COLD static int cpucycles_safe_unguarded(const struct cpucycles_counte
   return 1;
 }
 
-/* cpucycles_guarded_call(fn, arg), or fn(arg) unguarded for a counter
+/* cpucycles_guarded_call(c->faults, fn, arg), or fn(arg) unguarded for a counter
  * that cannot fault where the guard is unavailable. */
 CPUCYCLES_COLD static int cpucycles_call_for(const struct cpucycles_counter *c, void (*fn)(void *),
                                              void *arg)
 {
-  int signo = cpucycles_guarded_call(fn, arg);
+  int signo = cpucycles_guarded_call(c->faults, fn, arg);
   if (signo != CPUCYCLES_GUARD_UNAVAILABLE || !cpucycles_safe_unguarded(c)) return signo;
   fn(arg);
   return 0;
@@ -365,44 +367,91 @@ CPUCYCLES_COLD int cpucycles_choose(const struct cpucycles_result *results, int 
   return cpucycles_rule_choose(CPUCYCLES_SELECTION_RULE, results, n);
 }
 
-const char cpucycles_reason_not_measured[] = "not measured: an earlier OS clock works";
+const char cpucycles_reason_not_measured[] = "not measured: an earlier counter's score cannot be beaten";
+
+/* The smallest score a counter of this kind can measure: its penalty, and
+ * a step of at least one tick, which is at least one cycle unless the kind
+ * is scaled (its scale, cycles per tick, is known only once it is set up). */
+CPUCYCLES_COLD static long long cpucycles_least_score(int kind)
+{
+  return cpucycles_kind_penalty(kind) + (cpucycles_kind_scaled(kind) ? 0 : 1);
+}
+
+/* Measures table[i] into results[i], alone (what it set up is given back
+ * unless it is the counter in use). */
+CPUCYCLES_COLD static void cpucycles_select_measure(const struct cpucycles_counter *table, int i,
+                                                    long long persecond, int in_use,
+                                                    struct cpucycles_result *results)
+{
+  cpucycles_measure(&table[i], persecond, &results[i]);
+  /* Each counter is measured alone, as configure's probes (one process
+   * each) and libcpucycles measure them: what one counter set up can
+   * make another work for a while.  On arm64 the kernel lets EL0 read
+   * PMCCNTR_EL0 only while a perf event with user access is open in the
+   * thread, so arm64-pmc measured beside arm64-perfpmc's event looks
+   * best, then reads 0, or dies of SIGILL after the next context
+   * switch, once that event is released. */
+  if (table[i].release && i != in_use) table[i].release(0);
+}
 
 CPUCYCLES_COLD int cpucycles_select(const struct cpucycles_counter *table, int n,
                                     long long persecond, int in_use,
                                     struct cpucycles_result *results)
 {
   struct cpucycles_result again;
-  int i, best, os_clock = -1;
+  int i, best, os_clock = -1, skipped = 0;
+  long long best_score = -1;
+#if defined(__linux__)
+  memset(&cpucycles_selection_memo, 0, sizeof cpucycles_selection_memo);
+  cpucycles_selection_memo.active = 1;
+#endif
   for (i = 0; i < n; i++) {
+    memset(&results[i], 0, sizeof results[i]);
     /* The OS clocks come last and are listed best first (the vDSO's
      * CLOCK_MONOTONIC, the same clock through its system call, then
      * gettimeofday): once one works, a later one is a fallback that
      * cannot win but a tie, and measuring the system call's 1000 reads
      * would cost most of the selection's time. */
     if (table[i].kind == CPUCYCLES_KIND_OSCLOCK && os_clock >= 0) {
-      memset(&results[i], 0, sizeof results[i]);
       results[i].reason = cpucycles_reason_not_measured;
       continue;
     }
-    cpucycles_measure(&table[i], persecond, &results[i]);
+    /* A counter whose penalty alone (and a step of one) reaches the best
+     * score measured before it can only lose, or tie with an earlier one,
+     * which wins ties: the TSC's 101 here leaves default-perfevent (100 +
+     * at least 1) and the OS clocks (200 and more) unmeasured, 60 us of a
+     * selection's 200.  Seeds/000's numbers only: under 20260901's, each
+     * working counter adds 10 to the score of every counter after it, so
+     * one left unmeasured would leave the later ones' scores unknown. */
+    if (CPUCYCLES_SELECTION_RULE == CPUCYCLES_RULE_SEED && best_score >= 0 &&
+        table[i].kind != CPUCYCLES_KIND_NONE && cpucycles_least_score(table[i].kind) >= best_score) {
+      results[i].reason = cpucycles_reason_not_measured;
+      skipped = 1;
+      continue;
+    }
+    cpucycles_select_measure(table, i, persecond, in_use, results);
     if (table[i].kind == CPUCYCLES_KIND_OSCLOCK && results[i].available) os_clock = i;
-    /* Each counter is measured alone, as configure's probes (one process
-     * each) and libcpucycles measure them: what one counter set up can
-     * make another work for a while.  On arm64 the kernel lets EL0 read
-     * PMCCNTR_EL0 only while a perf event with user access is open in the
-     * thread, so arm64-pmc measured beside arm64-perfpmc's event looks
-     * best, then reads 0, or dies of SIGILL after the next context
-     * switch, once that event is released. */
-    if (table[i].release && i != in_use) table[i].release(0);
+    if (results[i].available && (best_score < 0 || results[i].precision < best_score))
+      best_score = results[i].precision;
   }
-  /* The chosen counter is set up again, alone, and must still count (as
-   * many reads as its measurement: a coarse clock needs them to move). */
+  /* The chosen counter is set up again, alone, and must still count (a
+   * recheck's reads: its rate and step are known).  When it does not, the
+   * counters left unmeasured because of its score are measured after all,
+   * and the choice made again. */
   for (;;) {
     best = cpucycles_choose(results, n);
-    if (!results[best].available || table[best].kind == CPUCYCLES_KIND_NONE) return best;
-    if (cpucycles_measure(&table[best], persecond, &again)) return best;
+    if (!results[best].available || table[best].kind == CPUCYCLES_KIND_NONE) break;
+    if (cpucycles_measure_reads(&table[best], persecond, CPUCYCLES_RECHECK_READS, &again)) break;
     if (table[best].release && best != in_use) table[best].release(0);
     results[best].available = 0;
     results[best].reason = "worked only beside another counter: failed when set up alone";
+    for (i = 0; skipped && i < n; i++)
+      if (results[i].reason == cpucycles_reason_not_measured)
+        cpucycles_select_measure(table, i, persecond, in_use, results);
+    skipped = 0;
   }
+#if defined(__linux__)
+  memset(&cpucycles_selection_memo, 0, sizeof cpucycles_selection_memo);
+#endif
+  return best;
 }

@@ -16,6 +16,7 @@ CPUCYCLES_HIDDEN_BEGIN
 struct cpucycles_counter {
   const char *name;                          /* "amd64-tsc" */
   int kind;                                  /* enum cpucycles_kind */
+  unsigned int faults;                       /* CPUCYCLES_FAULT_*, 0: all */
   int (*setup)(struct cpucycles_setup *);
   long long (*read)(void);
   /* Gives back setup's descriptors and mappings (0: it takes none);
@@ -83,6 +84,16 @@ int cpucycles_measure(const struct cpucycles_counter *c, long long persecond,
 int cpucycles_measure_reads(const struct cpucycles_counter *c, long long persecond, int reads,
                             struct cpucycles_result *r);
 
+/* Reads of a recheck: the first call's of the counter configure chose, and
+ * the selection's of the counter it chose, set up again alone.
+ * libcpucycles takes 1000 to measure a counter it knows nothing of; a
+ * recheck only has to see the counter work, increase, never decrease and
+ * keep its smallest step: 100 reads show the same smallest step as 1000
+ * on every counter tried, at a tenth of the cost (a few microseconds).  A
+ * coarse clock that does not move in 100 is tried again, as in a
+ * measurement, up to 10 times. */
+#define CPUCYCLES_RECHECK_READS 100
+
 /* After cpucycles_measure, for configure's probes and the tests (the
  * library never asks, so the shared library leaves it out): times the
  * counter, as it is set up, against CLOCK_MONOTONIC over 10 ms, under the
@@ -125,8 +136,10 @@ long long cpucycles_rule_score(int rule, const struct cpucycles_result *results,
  * -1. */
 int cpucycles_select(const struct cpucycles_counter *table, int n, long long persecond,
                      int in_use, struct cpucycles_result *results);
-/* The reason of an OS clock the selection did not measure, an earlier one
- * working (it can only tie with it): the same pointer in every result. */
+/* The reason of a counter the selection did not measure, as it could not
+ * win: an OS clock behind a working one (it can only tie with it), or a
+ * counter whose penalty alone reaches the score of an earlier one
+ * (seeds/000's numbers): the same pointer in every result. */
 extern const char cpucycles_reason_not_measured[];
 
 CPUCYCLES_HIDDEN_END

@@ -16,9 +16,9 @@
  * them back with its release function. */
 #define CPUCYCLES_RELEASE_0(id) 0
 #define CPUCYCLES_RELEASE_1(id) cpucycles_##id##_release
-#define COUNTER(id, name, has_state)                                          \
-  {name, cpucycles_##id##_kind, cpucycles_##id##_setup, cpucycles_##id##_read, \
-   CPUCYCLES_RELEASE_##has_state(id)},
+#define COUNTER(id, name, has_state)                                                   \
+  {name,                  cpucycles_##id##_kind, CPUCYCLES_COUNTER_FAULTS_##id, \
+   cpucycles_##id##_setup, cpucycles_##id##_read, CPUCYCLES_RELEASE_##has_state(id)},
 
 const struct cpucycles_counter cpucycles_table[] = {CPUCYCLES_COUNTERS(COUNTER)};
 

@@ -28,9 +28,10 @@ long long (*cpucycles)(void) = cpucycles_function;
  * only32 B" (precision 0 means, as libcpucycles documents it, "does not
  * seem to work"), from a fresh measurement of every counter (the one in
  * use is measured as it is, not released: the program goes on counting
- * with it), then our verdict.  The selection leaves an OS clock behind a
- * working one unmeasured (it could only tie): here it is measured too, so
- * that a working counter never says 0.  only32 is always 0: our 32-bit
+ * with it), then our verdict.  The selection leaves counters that could
+ * not win unmeasured (an OS clock behind a working one, a penalty that
+ * alone reaches an earlier score): here they are measured too, so that a
+ * working counter never says 0.  only32 is always 0: our 32-bit
  * counters are extended to 64 bits before anyone sees them.  On standard
  * output, as libcpucycles prints them, so that its cpucycles-info's output
  * keeps its shape. */

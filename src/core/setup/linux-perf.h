@@ -284,7 +284,14 @@ CPUCYCLES_COLD static inline int cpucycles_perf_open_fd(unsigned long long confi
                                                         const char **reason)
 {
   struct perf_event_attr attr;
+  struct cpucycles_selection_memo *memo = &cpucycles_selection_memo;
   int fd;
+  /* in a selection, a cycles event that did not open for an earlier
+   * counter does not open for this one (memo.h) */
+  if (memo->active && memo->perf_errno && memo->perf_config1 == config1) {
+    *reason = cpucycles_perf_errno_reason(memo->perf_errno);
+    return -1;
+  }
   cpucycles_perf_cycles_attr(&attr, config1);
   if (!cpucycles_seccomp_allows(SYS_perf_event_open, (long)&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)) {
     *reason = CPUCYCLES_SECCOMP_REASON;
@@ -296,7 +303,13 @@ CPUCYCLES_COLD static inline int cpucycles_perf_open_fd(unsigned long long confi
     attr.exclude_hv = 0;
     fd = cpucycles_perf_syscall(&attr);
   }
-  if (fd < 0) *reason = cpucycles_perf_errno_reason(errno);
+  if (fd < 0) {
+    *reason = cpucycles_perf_errno_reason(errno);
+    /* what no later open can change: no PMU, not permitted, no system call
+     * (not a lack of descriptors, which a release may end) */
+    if (memo->active && errno != EMFILE && errno != ENFILE)
+      memo->perf_errno = errno, memo->perf_config1 = config1;
+  }
   return fd;
 }
 
