@@ -17,6 +17,9 @@
  *                 that loads it (a count kept in the file
  *                 $COMPARE_FIXTURE_COUNTER): executions that disagree by a
  *                 factor of K, deterministically, for a wide interval
+ *   -DSPIKE=K     benchmark() does K times its work in the 4th process of
+ *                 every 10 that load it (the same count): one execution of
+ *                 ten disturbed, as a busy neighbour does, unflagged
  * The work is done by compare_fixture_work(), exported and called through
  * the PLT: were two builds with one soname loaded into one namespace, the
  * second's benchmark() would bind to the first's work (same cost), and NEW
@@ -46,7 +49,7 @@ void compare_fixture_work(long n)
 }
 #endif
 
-#if defined(ALTERNATE)
+#if defined(ALTERNATE) || defined(SPIKE)
 static long work_factor = 1;
 __attribute__((constructor)) static void alternate(void)
 {
@@ -58,7 +61,11 @@ __attribute__((constructor)) static void alternate(void)
   rewind(f);
   fprintf(f, "%ld\n", loads + 1);
   fclose(f);
+#if defined(ALTERNATE)
   work_factor = loads % 2 ? ALTERNATE : 1;
+#else
+  work_factor = loads % 10 == 3 ? SPIKE : 1;
+#endif
 }
 #else
 #define work_factor 1

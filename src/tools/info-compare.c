@@ -453,7 +453,7 @@ static int apart(struct context *c, const struct group *g, const struct result *
 }
 
 /* One side of a comparison: the 20% trimmed mean of the executions' log
- * figures, and the squared standard error of that mean with its degrees
+ * figures (stats.h's cpucycles_trim), and the squared standard error of that mean with its degrees
  * of freedom (Yuen's, from the winsorized variance: an execution or two
  * that a busy neighbour slowed without a flag, 1.9 times the others here,
  * weigh no more than the trimmed ones; below 5 executions nothing is
@@ -475,8 +475,9 @@ static int order_doubles(const void *a, const void *b)
 /* -1 when out of memory */
 static int summarize(const struct group *g, size_t total, struct side *s)
 {
-  size_t i, n = g->n, trim = n / 5, h = n - 2 * trim;
-  double *v, d, m = 0, w = 0;
+  size_t i, n = g->n;
+  double *v, d;
+  struct cpucycles_trimmed t;
   s->total = total;
   if (n == 1) {
     d = g->x[0]->error / g->x[0]->cycles; /* the delta method: log's error */
@@ -487,14 +488,11 @@ static int summarize(const struct group *g, size_t total, struct side *s)
   if (!(v = malloc(n * sizeof *v))) return -1;
   for (i = 0; i < n; i++) v[i] = log(g->x[i]->cycles);
   qsort(v, n, sizeof *v, order_doubles);
-  for (i = trim; i < n - trim; i++) m += v[i] / (double)h;
-  /* winsorized: each trimmed value as the nearest kept one */
-  for (i = 0; i < n; i++) d = v[i < trim ? trim : i >= n - trim ? n - trim - 1 : i], v[i] = d, w += d / (double)n;
-  for (i = 0, d = 0; i < n; i++) d += (v[i] - w) * (v[i] - w);
+  cpucycles_trim(v, (long long)n, &t);
   free(v);
-  s->sd = sqrt(d / (double)(n - 1));
-  s->mean = m, s->variance = d / ((double)h * (double)(h - 1)), s->df = (double)(h - 1);
-  s->cycles = exp(m);
+  s->sd = sqrt(t.variance);
+  s->mean = t.mean, s->variance = t.se2, s->df = (double)t.df;
+  s->cycles = exp(t.mean);
   return 0;
 }
 

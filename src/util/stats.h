@@ -28,6 +28,35 @@ static inline double cpucycles_t99(long long df)
   return z + (z3 + z) / (4 * n) + (5 * z5 + 16 * z3 + 3 * z) / (96 * n * n);
 }
 
+/* Executions (processes) of one benchmark compared: the 20% trimmed mean
+ * of their figures and its squared standard error, from the winsorized
+ * variance, with its degrees of freedom (Tukey and McLaughlin's, the
+ * one-sample side of Yuen's t), so that an execution or two a busy
+ * neighbour slowed without a flag weigh no more than the kept ones
+ * (below 5 figures nothing is trimmed: the mean, the sample variance and
+ * n - 1).  v[0..n-1] sorted, n >= 2; v is left winsorized.  The interval
+ * is mean +- t99(df) * sqrt(se2).  Every between-process interval:
+ * cpucycles-compare's, cpucycles-info --compare's. */
+struct cpucycles_trimmed {
+  double mean;     /* of the middle figures */
+  double se2;      /* the mean's squared standard error */
+  double variance; /* winsorized sample variance of the figures */
+  long long df;    /* h - 1, h the figures kept */
+};
+static inline void cpucycles_trim(double *v, long long n, struct cpucycles_trimmed *t)
+{
+  long long i, trim = n / 5, h = n - 2 * trim;
+  double m = 0, w = 0, d = 0;
+  for (i = trim; i < n - trim; i++) m += v[i] / (double)h;
+  /* winsorized: each trimmed figure as the nearest kept one */
+  for (i = 0; i < n; i++) v[i] = v[i < trim ? trim : i >= n - trim ? n - trim - 1 : i], w += v[i] / (double)n;
+  for (i = 0; i < n; i++) d += (v[i] - w) * (v[i] - w);
+  t->mean = m;
+  t->variance = d / (double)(n - 1);
+  t->se2 = d / ((double)h * (double)(h - 1));
+  t->df = h - 1;
+}
+
 static inline double cpucycles_sqrt(double x)
 {
   double r, next;

@@ -2,23 +2,36 @@
 /* combine.c - cpucycles-compare's executions combined, one symbol at a
  * time.  Placement is treated as a random effect (Kalibera and Jones,
  * "Rigorous benchmarking in reasonable time", ISMM 2013): each execution
- * gives a log-ratio; their mean is the estimate, their spread (which
- * holds the noise within an execution too) its standard error, and
- * Student's t at E - 1 degrees of freedom the 99% interval. */
+ * gives a log-ratio; their 20% trimmed mean is the estimate, their spread
+ * (which holds the noise within an execution too) its standard error, and
+ * Student's t the 99% interval (Tukey and McLaughlin's: stats.h's
+ * cpucycles_trim, as the saved-baseline gate's).  Trimmed, so that an
+ * execution or two that a busy neighbour slowed do not decide it: with
+ * the mean, one disturbed execution in 20 widened the interval enough to
+ * miss +1% in 3 comparisons of 20 on this VM's busy host. */
 #include "compare-tool.h"
 #include "cpucycles-bench.h"
 #include "stats.h"
 #include <math.h>
+#include <stdlib.h>
 
-/* mean and sample variance of x[0..n-1] */
-static void moments(const double *x, long n, double *mean, double *variance)
+static int order_doubles(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* x[0..n-1] (reordered: sorted, then winsorized) summarized; *variance
+ * its plain sample variance (placement's share of it is told from that) */
+static void summarize(double *x, long n, struct cpucycles_trimmed *t, double *variance)
 {
   double m = 0, v = 0;
   long i;
-  for (i = 0; i < n; i++) m += x[i];
-  m /= (double)n;
+  for (i = 0; i < n; i++) m += x[i] / (double)n;
   for (i = 0; i < n; i++) v += (x[i] - m) * (x[i] - m);
-  *mean = m, *variance = v / (double)(n - 1);
+  *variance = v / (double)(n - 1);
+  qsort(x, (size_t)n, sizeof *x, order_doubles);
+  cpucycles_trim(x, n, t);
 }
 
 /* Each execution is one draw of the layout: the executions' log-ratios
@@ -27,7 +40,8 @@ static void moments(const double *x, long n, double *mean, double *variance)
 void combine(const struct options *o, struct outcome *runs, int s, struct row *r, double *x)
 {
   long e, n = o->executions;
-  double mean, variance, half, within = 0, t = cpucycles_t99(n - 1), tol = o->tolerance / 100;
+  double half, variance, within = 0, tol = o->tolerance / 100;
+  struct cpucycles_trimmed t;
   int ratios = 1;
   r->symbol = o->symbols[s];
   r->old_cycles = r->new_cycles = 0;
@@ -42,9 +56,9 @@ void combine(const struct options *o, struct outcome *runs, int s, struct row *r
   /* the differences' interval, the same way: the verdict's when OLD
    * measures nothing (an empty function: no ratio) */
   for (e = 0; e < n; e++) x[e] = runs[e].m[s].difference;
-  moments(x, n, &mean, &variance);
-  half = t * cpucycles_sqrt(variance / (double)n);
-  r->difference = mean, r->difference_low = mean - half, r->difference_high = mean + half;
+  summarize(x, n, &t, &variance);
+  half = cpucycles_t99(t.df) * cpucycles_sqrt(t.se2);
+  r->difference = t.mean, r->difference_low = t.mean - half, r->difference_high = t.mean + half;
   r->ratio = r->low = r->high = NAN;
   r->placement_sd = r->placement_share = r->within_sd = NAN;
   r->verdict = CPUCYCLES_COMPARE_INDISTINGUISHABLE;
@@ -55,9 +69,9 @@ void combine(const struct options *o, struct outcome *runs, int s, struct row *r
       x[e] = log(m->ratio);
       within += w * w / (double)n;
     }
-    moments(x, n, &mean, &variance);
-    half = t * cpucycles_sqrt(variance / (double)n);
-    r->ratio = exp(mean), r->low = exp(mean - half), r->high = exp(mean + half);
+    summarize(x, n, &t, &variance);
+    half = cpucycles_t99(t.df) * cpucycles_sqrt(t.se2);
+    r->ratio = exp(t.mean), r->low = exp(t.mean - half), r->high = exp(t.mean + half);
     r->within_sd = cpucycles_sqrt(within);
     r->placement_sd = variance > within ? cpucycles_sqrt(variance - within) : 0;
     r->placement_share = variance > 0 ? (variance > within ? variance - within : 0) / variance : 0;
