@@ -8,6 +8,7 @@
  *   -DHANG        benchmark() never returns (its process's pid written to
  *                 the file $COMPARE_FIXTURE_PIDFILE names, if set)
  *   -DSLOW_US=N   benchmark() takes N microseconds (a busy wait)
+ *   -DSLEEP_US=N  benchmark() sleeps N microseconds (switched out each call)
  *   -DHELPER      benchmark()'s first call starts `sleep 10 &` (system())
  *   -DFORKER      benchmark()'s first call forks a child that sleeps 10 s
  *   -DWORK_LIBRARY=K  only compare_fixture_work(), doing K times its steps:
@@ -83,6 +84,10 @@ void benchmark(void *arg)
   FILE *f = name ? fopen(name, "w") : 0;
   if (f) fprintf(f, "%ld\n", (long)getpid()), fclose(f);
   for (;;) pause();
+#elif defined(SLEEP_US)
+  /* the thread switched out in every call: every pair disturbed */
+  struct timespec nap = {0, SLEEP_US * 1000L};
+  nanosleep(&nap, 0);
 #elif defined(SLOW_US)
   struct timespec t0, t;
   clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -110,6 +115,9 @@ void other(void *arg)
   (void)arg;
   compare_fixture_work(WORK / 2);
 }
+
+/* data, not a function: --symbol data must be refused, not called */
+int data[4] = {1, 2, 3, 4};
 #endif
 
 #ifdef MARKER

@@ -66,6 +66,8 @@ struct outcome {
   long offset[2];     /* OLD's and NEW's code offset within its pages, or -1 */
   unsigned long step[2]; /* the steps those offsets were drawn in */
   char why[2][200];   /* why not moved, when -1 */
+  int origin_deps[2]; /* the libraries a copy found through $ORIGIN,
+                         loaded as they are */
 };
 
 /* One symbol, its executions combined (combine.c). */
@@ -122,6 +124,8 @@ int check_file(const char *label, const char *path);
 void *load_build(const char *label, const char *path, int copy, int *fd_out, unsigned long long *seed);
 /* Whether p, which dlsym() found for handle, is the build's own. */
 int defined_by(void *handle, void *p, const char **elsewhere);
+/* 1 when p is a data object by its object's symbol table (not callable). */
+int is_data(void *p);
 
 /* ---- driver.c: the parent's side ---- */
 

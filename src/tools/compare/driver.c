@@ -247,6 +247,9 @@ static void take_lines(const struct options *o, struct outcome *out, struct repo
         keep(out->why[j], sizeof out->why[j], line + 14 + (line[15] == ' ' ? 2 : 1));
       else if (sscanf(line + 14, "%ld %lu", &out->offset[j], &out->step[j]) != 2)
         out->offset[j] = -1;
+    } else if (!strncmp(line, "dependencies ", 13)) {
+      int j = !strncmp(line + 13, "NEW ", 4);
+      out->origin_deps[j] = atoi(line + 17);
     } else if (!strcmp(line, "done")) {
       r->done = 1;
       keep(r->step, sizeof r->step, "done");
@@ -454,6 +457,7 @@ static int run_execution(const struct options *o, const struct self *self, long 
 
   out->offset[0] = out->offset[1] = -1;
   out->why[0][0] = out->why[1][0] = 0;
+  out->origin_deps[0] = out->origin_deps[1] = 0;
   memset(&r, 0, sizeof r);
   if (pipe(fds) != 0) {
     fprintf(stderr, PROGRAM ": pipe: %s\n", strerror(errno));

@@ -12,6 +12,8 @@
  *   step load LABEL | step call LABEL SYMBOL | step measure SYMBOL
  *       what it is about to do, so that a crash or a hang is named;
  *   placement LABEL OFFSET STEP | placement LABEL - how: why
+ *   dependencies LABEL N        (N libraries its copy found through
+ *                                $ORIGIN, loaded as they are)
  *       how a build was loaded (load.c);
  *   result SYMBOL ratio a b difference error pairs disturbed flags seconds
  *   error TEXT, then exit 2;
@@ -145,8 +147,12 @@ static double call_alone(const char *label, const char *symbol, void (*fn)(void 
  * function would overrun --seconds by far (a 200 ms call: 80 s, and a
  * --timeout's kill).  Where 200 do not fit, the pairs that fit are asked
  * for (at least 100: 2 blocks); where not even those fit, the time it
- * would take is said.  A slow first call may be a cold one: the estimate
- * is the faster of two. */
+ * would take is said, for twice the fewest: pairs asked for are run, the
+ * disturbed ones not made up for, and a call of milliseconds is often
+ * switched out on a busy machine (37 of 105 pairs of a 20 ms call here,
+ * where time for 105 then failed every try).  A slow first call may be a
+ * cold one: the estimate is the faster of two. */
+#define ADVISED_PAIRS (2 * HARNESS_FEWEST_PAIRS + SETUP_PAIRS)
 static int pairs_to_ask(const char *symbol, void (*old_fn)(void *), void (*new_fn)(void *),
                         double seconds, struct cpucycles_compare_options *co, double *pair)
 {
@@ -163,10 +169,11 @@ static int pairs_to_ask(const char *symbol, void (*old_fn)(void *), void (*new_f
   fit = (long long)(seconds / *pair) - SETUP_PAIRS;
   if (fit < HARNESS_FEWEST_PAIRS) {
     say("error %s: a call takes %.3g s (OLD) and %.3g s (NEW): the fewest pairs a comparison "
-        "takes (%d, and %d to set up) need %.3g s: give --seconds %.3g or more",
+        "keeps (%d, and %d to set up) need %.3g s, and a busy machine disturbs some: give "
+        "--seconds %.3g or more (time for %d)",
         symbol, old_call, new_call, HARNESS_FEWEST_PAIRS, SETUP_PAIRS,
-        *pair * (HARNESS_FEWEST_PAIRS + SETUP_PAIRS),
-        1.05 * *pair * (HARNESS_FEWEST_PAIRS + SETUP_PAIRS));
+        *pair * (HARNESS_FEWEST_PAIRS + SETUP_PAIRS), 1.05 * *pair * ADVISED_PAIRS,
+        ADVISED_PAIRS - SETUP_PAIRS);
     return 2;
   }
   co->pairs = fit;
@@ -193,9 +200,21 @@ static int measure(const char *symbol, void (**fns)(void *), void (**entries)(vo
     rc = cpucycles_bench_compare(entries[0], 0, entries[1], 0, &co, &r);
     if (rc == 0 || errno != EAGAIN) break;
   }
+  if (rc != 0 && errno == EAGAIN && co.pairs) {
+    say("error %s: in each of %d tries fewer than %d of the %lld pairs were undisturbed (%lld "
+        "switched out or moved in the last: a busy machine?): give --seconds %.3g or more (time "
+        "for %d)", symbol, EAGAIN_TRIES, HARNESS_FEWEST_PAIRS, co.pairs, r.disturbed,
+        1.05 * pair * ADVISED_PAIRS, ADVISED_PAIRS - SETUP_PAIRS);
+    return 2;
+  }
+  if (rc != 0 && errno == EAGAIN) {
+    say("error %s: in each of %d tries fewer than %d pairs were undisturbed (%lld switched out "
+        "or moved in the last: a busy machine?)", symbol, EAGAIN_TRIES, HARNESS_FEWEST_PAIRS,
+        r.disturbed);
+    return 2;
+  }
   if (rc != 0) {
-    say("error %s: cpucycles_bench_compare: %s", symbol,
-        errno == EAGAIN ? "every try was disturbed (a busy machine?)" : strerror(errno));
+    say("error %s: cpucycles_bench_compare: %s", symbol, strerror(errno));
     return 2;
   }
   /* its last field: a pair's seconds when the pairs were counted (fewer
@@ -229,6 +248,11 @@ static int find_symbols(void **h, const char **paths, char **symbols, int nsymbo
         else
           say("error %s %s: no symbol %s of its own (its address lies in no loaded object)",
               k ? "NEW" : "OLD", paths[k], symbols[i]);
+        return 2;
+      }
+      if (is_data(p)) {
+        say("error %s %s: %s is data, not a function (give --symbol the name of a function "
+            "void NAME(void *))", k ? "NEW" : "OLD", paths[k], symbols[i]);
         return 2;
       }
       /* dlsym's void * to a function pointer: POSIX requires it to work */

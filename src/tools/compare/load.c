@@ -99,6 +99,8 @@ struct loading {
   int copied;
   long offset;        /* the code's offset within its pages, or -1 */
   unsigned long step; /* the step offset was drawn in */
+  int origin_deps;    /* the libraries it finds through $ORIGIN, loaded
+                         first as they are (not copied, not moved) */
   char why[200];
 };
 
@@ -375,6 +377,7 @@ static void *load_copy(const char *path, unsigned long long *seed, struct loadin
   }
   if (h) {
     l->copied = 1;
+    l->origin_deps = ndeps;
   } else {
     close(fd), fd = -1;
     l->offset = -1;
@@ -423,6 +426,9 @@ void *load_build(const char *label, const char *path, int copy, int *fd_out, uns
     say("placement %s %ld %lu", label, l.offset, l.step);
   else
     say("placement %s - %s: %s", label, l.copied ? PLACEMENT_COPIED : PLACEMENT_FILE, l.why);
+  /* a copy's own libraries, found through $ORIGIN, are the files as
+   * they are: the report says so (their code is not moved) */
+  if (l.origin_deps) say("dependencies %s %d", label, l.origin_deps);
   return h;
 }
 
@@ -457,6 +463,25 @@ int defined_by(void *handle, void *p, const char **elsewhere)
 #else
   (void)handle, (void)p, (void)info;
   return 1; /* cannot tell */
+#endif
+}
+
+/* 1 when p is, by the symbol table of the object it lies in, a data
+ * object (an array, a variable), which a call would run as code: the
+ * execution would die of SIGSEGV or worse; 0 for a function or where
+ * nothing says (no dladdr1(), no symbol at exactly p). */
+int is_data(void *p)
+{
+#if defined(__GLIBC__)
+  Dl_info info;
+  const ElfW(Sym) *sym = 0;
+  int type;
+  if (!dladdr1(p, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym || info.dli_saddr != p) return 0;
+  type = sym->st_info & 0xf; /* ELF_ST_TYPE, the same for both classes */
+  return type == STT_OBJECT || type == STT_TLS || type == STT_COMMON;
+#else
+  (void)p;
+  return 0;
 #endif
 }
 
