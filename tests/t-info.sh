@@ -110,7 +110,7 @@ implementation=$(sed -n 's/^cpucycles implementation \([^ ]*\)$/\1/p' "$out")
 # nonzero delta, of the same reads: at most their median) ----
 median=$(sed -n "s/^cpucycles deltas: .* median \([0-9-]*\) of 1000: a read's cost\$/\1/p" "$out")
 step=$(sed -n "s/^cpucycles step: \([0-9]*\): the smallest nonzero delta, the counter's resolution\$/\1/p" "$out")
-if grep -q "^cpucycles build counters (.*score = step + the kind's penalty, the smallest chosen):\$" "$out" &&
+if grep -Eq "^cpucycles build counters \(.*score = step \+ the kind's penalty(, seeds/000's numbers \(libcpucycles' to 20260105\)| \+ [0-9]+ for each working counter listed before it, libcpucycles 20260901's numbers); the smallest chosen\):\$" "$out" &&
    ! grep -q '^  .* yes  precision ' "$out" && grep -Eq '^  [^ ]+ +yes  score [0-9]+, ' "$out" &&
    [ -n "$median" ] &&
    { { [ -n "$step" ] && [ "$step" -gt 0 ] && { [ "$median" -le 0 ] || [ "$step" -le "$median" ]; }; } ||
@@ -181,11 +181,11 @@ if command -v python3 >/dev/null 2>&1; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 want = ["version", "implementation", "implementation_kind", "persecond", "persecond_source",
-        "persecond_ignored", "build_counters", "build_chose", "build_fingerprint",
+        "persecond_ignored", "selection_rule", "build_counters", "build_chose", "build_fingerprint",
         "host_fingerprint", "host_matches", "build_counter_verified", "verdict", "inline",
         "runtime_counters", "deltas_median", "deltas_count", "unit", "unit_note", "step",
         "deltas_iqm", "deltas_offsets", "observed_persecond_low", "observed_persecond_high",
-        "observed_loops", "observed_microseconds"]
+        "observed_loops", "observed_microseconds", "observed"]
 missing = [k for k in want if k not in d]
 assert not missing, "missing %s" % missing
 # Its own choice, consistent with its own verdict: the build counter when
@@ -195,14 +195,35 @@ assert not missing, "missing %s" % missing
 if d["build_counter_verified"]:
     assert d["implementation"] == d["build_chose"], "verified, yet not the build counter"
 else:
-    best = min((c["precision"], i) for i, c in enumerate(d["runtime_counters"]) if c["available"])
+    best = min((c["score"], i) for i, c in enumerate(d["runtime_counters"]) if c["available"])
     assert d["implementation"] == d["runtime_counters"][best[1]]["name"], "not the best of its table"
 assert d["version"] == sys.argv[3], "version %r" % d["version"]
 assert isinstance(d["persecond"], int) and d["persecond"] > 0
 assert d["build_counters"], "empty build table"
+# the score is what the rule compares: the precision, and under the
+# numbers of 20260901 10 more for each working counter listed before it
+assert d["selection_rule"] in (20260105, 20260901), d["selection_rule"]
+for table in [d["build_counters"]] + ([d["runtime_counters"]] if d["runtime_counters"] else []):
+    before = 0
+    for c in table:
+        if c["available"]:
+            place = 10 * before if d["selection_rule"] == 20260901 else 0
+            assert c["score"] == c["precision"] + place, c
+            before += 1
+        else:
+            assert c["score"] is None, c
 for c in d["build_counters"]:
-    assert set(c) == {"name", "available", "precision", "hz", "kind", "reason"}, c
+    assert set(c) == {"name", "available", "precision", "score", "hz", "kind", "reason"}, c
     assert c["available"] in (True, False, None), c
+# an observation of every loop, the longest one also as the single members
+if d["observed"]:
+    o = d["observed"][-1]
+    assert set(o) == {"loops", "microseconds", "persecond_low", "persecond_high"}, o
+    assert (o["loops"], o["microseconds"], o["persecond_low"], o["persecond_high"]) == \
+        (d["observed_loops"], d["observed_microseconds"], d["observed_persecond_low"],
+         d["observed_persecond_high"]), o
+else:
+    assert d["observed_loops"] is None
 assert isinstance(d["host_matches"], bool) and isinstance(d["inline"], bool)
 # the verdict calls the counter inline exactly when it is
 assert d["verdict"].startswith("inline ") == d["inline"], (d["verdict"], d["inline"])

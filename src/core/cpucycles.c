@@ -445,7 +445,7 @@ const char *cpucycles_version(void)
 static const struct cpucycles_info_abi info_abi = {
     CPUCYCLES_VERSION,     sizeof(struct cpucycles_decision), cpucycles_decision, cpucycles_table,
     &cpucycles_table_size, cpucycles_kind_name,               cpucycles_kind_is_cycle_counter,
-    cpucycles_choose};
+    cpucycles_choose,      cpucycles_rule_score};
 
 CPUCYCLES_COLD static const char *persecond_source(void)
 {

@@ -19,6 +19,8 @@ struct cpucycles_info_abi {
   const char *(*kind_name)(int kind);
   int (*is_cycle_counter)(int kind);
   int (*choose)(const struct cpucycles_result *results, int n);
+  /* cpucycles_rule_score: the score the rule compares (measure.h) */
+  long long (*score)(int rule, const struct cpucycles_result *results, int i);
 };
 
 

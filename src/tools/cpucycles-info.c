@@ -83,9 +83,6 @@ static int find_library(void)
  * about as many as libcpucycles' line holds (it takes 64 reads, 63
  * deltas), in one line; --json gives them all. */
 #define OFFSETS_SHOWN 64
-/* What the tables' figure is: libcpucycles' "precision" (its
- * tracesetup's word, and the verdict's), which is not the step below. */
-#define SCORE "score = step + the kind's penalty, the smallest chosen"
 
 static const char usage[] =
     "usage: cpucycles-info [--json | --check | --help | --version]\n"
@@ -234,22 +231,74 @@ static int finish(int status)
 
 /* ---- text mode ---- */
 
-static void print_result(const char *name, const struct cpucycles_result *r, int kind)
+/* The tables' figure, the rule's score under the build's numbers: what
+ * the selection compares, libcpucycles' "precision" (its tracesetup's
+ * word), which is not the step below. */
+static long long score_of(const struct cpucycles_result *results, int i)
 {
+  return abi->score(CPUCYCLES_SELECTION_RULE, results, i);
+}
+
+/* What a working counter listed before another adds to its score: 0
+ * under seeds/000's numbers, 20260901's term for a counter's place. */
+static long long place_term(void)
+{
+  struct cpucycles_result two[2];
+  memset(two, 0, sizeof two);
+  two[0].available = two[1].available = 1;
+  return score_of(two, 1);
+}
+
+/* The words that say what the score is, with the numbers' source. */
+static void print_score_words(void)
+{
+  long long place = place_term();
+  if (place)
+    printf("score = step + the kind's penalty + %lld for each working counter listed before it, "
+           "libcpucycles 20260901's numbers; the smallest chosen", place);
+  else
+    fputs("score = step + the kind's penalty, seeds/000's numbers (libcpucycles' to 20260105); "
+          "the smallest chosen", stdout);
+}
+
+static void print_result(const char *name, const struct cpucycles_result *results, int i, int kind)
+{
+  const struct cpucycles_result *r = &results[i];
   if (r->available)
-    printf("  %-26s yes  score %lld, %s\n", name, r->precision, cpucycles_kind_name(kind));
+    printf("  %-26s yes  score %lld, %s\n", name, score_of(results, i), cpucycles_kind_name(kind));
   else
     printf("  %-26s no   (%s)\n", name, r->reason ? r->reason : "unavailable");
 }
 
+/* configure's results as the rule reads them: availability and precision,
+ * in the list's order (their scores need the counters before them). */
+static int build_results(struct cpucycles_result *results)
+{
+  int n = 0;
+  memset(results, 0, CPUCYCLES_MAX_COUNTERS * sizeof *results);
+#define X(name, works, step_and_penalty, hz, kind, reason)                             \
+  if (n < CPUCYCLES_MAX_COUNTERS) {                                                    \
+    results[n].available = (works) == 1;                                               \
+    results[n].precision = (works) == 1 ? (long long)(step_and_penalty) : 0;           \
+    n++;                                                                               \
+  }
+  CPUCYCLES_BUILD_COUNTERS(X)
+#undef X
+  return n;
+}
+
 static void print_build_table(void)
 {
+  struct cpucycles_result results[CPUCYCLES_MAX_COUNTERS];
+  int i = 0;
+  build_results(results);
 #define X(name, available, precision, hz, kind, reason)                                  \
   if ((available) == 1)                                                                  \
-    printf("  %-26s yes  score %d, %.0f MHz, %s\n", name, precision, (hz) / 1e6,         \
-           cpucycles_kind_name(kind));                                                   \
+    printf("  %-26s yes  score %lld, %.0f MHz, %s\n", name, score_of(results, i),        \
+           (hz) / 1e6, cpucycles_kind_name(kind));                                       \
   else                                                                                   \
-    printf("  %-26s %s  (%s)\n", name, (available) == 0 ? "no " : "?  ", reason);
+    printf("  %-26s %s  (%s)\n", name, (available) == 0 ? "no " : "?  ", reason);         \
+  i++;
   CPUCYCLES_BUILD_COUNTERS(X)
 #undef X
 }
@@ -299,7 +348,9 @@ static int report_text(const struct cpucycles_decision *d)
    * "cpucycles implementation NAME", "cpucycles persecond N".  Ours have
    * other shapes (a colon after a word, or more words before it). */
   printf("cpucycles version %s\n", cpucycles_version());
-  printf("cpucycles build counters (measured by configure on the build host; %s):\n", SCORE);
+  fputs("cpucycles build counters (measured by configure on the build host; ", stdout);
+  print_score_words();
+  fputs("):\n", stdout);
   print_build_table();
   if (CPUCYCLES_CHOSEN[0])
     printf("cpucycles build chose %s%s\n", CPUCYCLES_CHOSEN, build_path());
@@ -310,9 +361,11 @@ static int report_text(const struct cpucycles_decision *d)
          d->host_matches ? "matches the build host" : "differs from the build host");
   printf("cpucycles verdict: %s\n", d->why);
   if (d->reselected) {
-    printf("cpucycles run-time counters (measured now; %s):\n", SCORE);
+    fputs("cpucycles run-time counters (measured now; ", stdout);
+    print_score_words();
+    fputs("):\n", stdout);
     for (i = 0; i < cpucycles_table_size && i < CPUCYCLES_MAX_COUNTERS; i++)
-      print_result(cpucycles_table[i].name, &d->results[i], cpucycles_table[i].kind);
+      print_result(cpucycles_table[i].name, d->results, i, cpucycles_table[i].kind);
   }
   printf("cpucycles implementation %s\n", cpucycles_implementation());
   printf("cpucycles implementation kind: %s\n",
@@ -376,25 +429,30 @@ static const char *json_bool(int b) { return b ? "true" : "false"; }
 
 static void json_build_table(void)
 {
-  int first = 1;
+  struct cpucycles_result results[CPUCYCLES_MAX_COUNTERS];
+  int i = 0;
+  build_results(results);
   fputs("[", stdout);
 #define X(name, available, precision, hz, kind, reason)                                  \
-  printf("%s\n    {\"name\": ", first ? "" : ",");                                       \
+  printf("%s\n    {\"name\": ", i ? "," : "");                                           \
   json_string(name);                                                                     \
   printf(", \"available\": %s",                                                          \
          (available) == 1 ? "true" : (available) == 0 ? "false" : "null");               \
   if ((available) == 1)                                                                  \
-    printf(", \"precision\": %lld, \"hz\": %.0f, \"kind\": \"%s\", \"reason\": null}",   \
-           (long long)(precision), (double)(hz), cpucycles_kind_name(kind));             \
+    printf(", \"precision\": %lld, \"score\": %lld, \"hz\": %.0f, \"kind\": \"%s\", "      \
+           "\"reason\": null}",                                                           \
+           (long long)(precision), score_of(results, i), (double)(hz),                   \
+           cpucycles_kind_name(kind));                                                   \
   else {                                                                                 \
-    fputs(", \"precision\": null, \"hz\": null, \"kind\": null, \"reason\": ", stdout);  \
+    fputs(", \"precision\": null, \"score\": null, \"hz\": null, \"kind\": null, "          \
+          "\"reason\": ", stdout);                                                        \
     json_string(reason);                                                                 \
     putchar('}');                                                                        \
   }                                                                                      \
-  first = 0;
+  i++;
   CPUCYCLES_BUILD_COUNTERS(X)
 #undef X
-  fputs(first ? "]" : "\n  ]", stdout);
+  fputs(i ? "\n  ]" : "]", stdout);
 }
 
 static void json_runtime_table(const struct cpucycles_decision *d)
@@ -411,10 +469,10 @@ static void json_runtime_table(const struct cpucycles_decision *d)
     json_string(cpucycles_table[i].name);
     printf(", \"available\": %s", json_bool(r->available));
     if (r->available)
-      printf(", \"precision\": %lld, \"kind\": \"%s\", \"reason\": null}", r->precision,
-             cpucycles_kind_name(cpucycles_table[i].kind));
+      printf(", \"precision\": %lld, \"score\": %lld, \"kind\": \"%s\", \"reason\": null}",
+             r->precision, score_of(d->results, i), cpucycles_kind_name(cpucycles_table[i].kind));
     else {
-      fputs(", \"precision\": null, \"kind\": null, \"reason\": ", stdout);
+      fputs(", \"precision\": null, \"score\": null, \"kind\": null, \"reason\": ", stdout);
       json_string(r->reason ? r->reason : "unavailable");
       putchar('}');
     }
@@ -440,6 +498,7 @@ static int report_json(const struct cpucycles_decision *d)
   json_key("persecond", 0), printf("%lld", persecond);
   json_key("persecond_source", 0), json_string(d->persecond_report.source);
   json_key("persecond_ignored", 0), json_string(d->persecond_report.problems);
+  json_key("selection_rule", 0), printf("%d", CPUCYCLES_SELECTION_RULE);
   json_key("build_counters", 0), json_build_table();
   json_key("build_chose", 0), json_string(CPUCYCLES_CHOSEN[0] ? CPUCYCLES_CHOSEN : NULL);
   json_key("build_fingerprint", 0), json_string(CPUCYCLES_BUILD_FINGERPRINT);
@@ -472,6 +531,13 @@ static int report_json(const struct cpucycles_decision *d)
     json_key("observed_loops", 0), fputs("null", stdout);
     json_key("observed_microseconds", 0), fputs("null", stdout);
   }
+  /* every loop's, as the text's lines */
+  json_key("observed", 0), putchar('[');
+  for (i = 0; i < n; i++)
+    printf("%s{\"loops\": %lld, \"microseconds\": %lld, \"persecond_low\": %lld, "
+           "\"persecond_high\": %lld}",
+           i ? ", " : "", o[i].loops, o[i].microseconds, o[i].low, o[i].high);
+  putchar(']');
   fputs("\n}\n", stdout);
   return finish(0);
 }
