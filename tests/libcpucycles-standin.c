@@ -21,3 +21,21 @@ const char *cpucycles_implementation(void) { return "standin-monotonic"; }
 const char *cpucycles_version(void) { return "20260105-standin"; }
 long long cpucycles_persecond(void) { return 1000000000LL; }
 void cpucycles_tracesetup(void) { printf("cpucycles tracesetup 0 standin-monotonic precision 1 scaling 1.000000 only32 0\n"); }
+
+#if defined(STANDIN_OTHER_BUILD)
+/* -DSTANDIN_OTHER_BUILD=VERSION: instead, another build of this project
+ * of that version, whose private interface is the first (src/private.h's
+ * layout then, a number 1): cpucycles-info must refuse it, not read its
+ * structures as its own's. */
+#define STANDIN_TEXT_(x) #x
+#define STANDIN_TEXT(x) STANDIN_TEXT_(x)
+struct standin_private {
+  unsigned int interface;
+  unsigned long size;
+  const char *version;
+};
+static const struct standin_private standin_private = {1, sizeof standin_private,
+                                                       STANDIN_TEXT(STANDIN_OTHER_BUILD)};
+const struct standin_private *cpucycles_private(void);
+const struct standin_private *cpucycles_private(void) { return &standin_private; }
+#endif

@@ -52,6 +52,11 @@ static int flaky_setup(struct cpucycles_setup *s)
 }
 static long long flaky_read(void) { return synthetic_ticks += 20; }
 static long long zero_read(void) { return 0; }
+/* A coarse clock: moves once every 5000 reads (a jiffies clocksource
+ * read through its system call).  Measured alone, it moves within its
+ * 10 tries of 1000; its recheck must give it as many. */
+static long coarse_reads;
+static long long coarse_read(void) { return ++coarse_reads / 5000; }
 /* A fine counter (step 50), and one whose reads are counted. */
 static long long fine_read(void) { return synthetic_ticks += 50; }
 static int costly_reads;
@@ -91,6 +96,13 @@ static void synthetic_selection(void)
     struct cpucycles_counter behind[] = {
         {"fine", CPUCYCLES_KIND_ONCORE, 0, no_setup, fine_read, 0},
         {"costly", CPUCYCLES_KIND_OFFCORE, 0, no_setup, costly_read, 0}, table[2]};
+    struct cpucycles_counter coarse[] = {{"coarse", CPUCYCLES_KIND_OFFCORE, 0, no_setup, coarse_read, 0},
+                                         table[2]};
+    int chosen_coarse = cpucycles_select(coarse, 2, 1000000000, -1, results);
+    tap_ok(chosen_coarse == 0 && results[0].available,
+           "a coarse clock (a step every 5000 reads) is chosen, its recheck given the reads it "
+           "needs (chose %s: %s)", coarse[chosen_coarse].name,
+           results[0].available ? "available" : results[0].reason);
     chosen = cpucycles_select(behind, 3, 1000000000, -1, results);
     if (CPUCYCLES_SELECTION_RULE == CPUCYCLES_RULE_SEED)
       tap_ok(chosen == 0 && costly_reads == 0 && results[1].reason == cpucycles_reason_not_measured,
@@ -188,7 +200,7 @@ int main(void)
 {
   struct cpucycles_plan plan;
   struct cpucycles_decision *d = malloc(sizeof *d);
-  tap_plan(12);
+  tap_plan(13);
   synthetic_selection();
 
   live_read = process_read;

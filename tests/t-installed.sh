@@ -19,7 +19,7 @@ set -u
 . "$top_srcdir/tests/tap.sh"
 check() { what=$1; shift; if "$@" >>"$log" 2>&1; then ok "$what"; else notok "$what"; sed 's/^/# /' "$log"; fi; : >"$log"; }
 
-echo "1..29"
+echo "1..30"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-installed.XXXXXX") || exit 1
 trap 'rm -rf "$scratch"' EXIT
 log=$scratch/log
@@ -371,6 +371,7 @@ if [ ! -f "$lib/libcpucycles.so.1" ]; then
   skip "the stand-in builds as libcpucycles.so.1" "no shared library in this build"
   skip "the installed cpucycles-info needs libcpucycles.so.1" "no shared library in this build"
   skip "cpucycles-info with libcpucycles' own library" "no shared library in this build"
+  skip "cpucycles-info with another build's library" "no shared library in this build"
   skip "a program built with our header runs with libcpucycles' own library" "no shared library in this build"
   skip "cpucycles' address, with either library" "no shared library in this build"
   skip "the harness on libcpucycles' own library" "no shared library in this build"
@@ -378,6 +379,7 @@ elif ! ${CC:-cc} -E -dM $incflags "$inc/cpucycles.h" 2>/dev/null | grep -q 'CPUC
   skip "the stand-in builds as libcpucycles.so.1" "no weak references with this compiler"
   skip "the installed cpucycles-info needs libcpucycles.so.1" "no weak references with this compiler"
   skip "cpucycles-info with libcpucycles' own library" "no weak references with this compiler"
+  skip "cpucycles-info with another build's library" "no weak references with this compiler"
   skip "a program built with our header runs with libcpucycles' own library" "no weak references with this compiler"
   skip "cpucycles' address, with either library" "no weak references with this compiler"
   skip "the harness on libcpucycles' own library" "no weak references with this compiler"
@@ -409,6 +411,22 @@ else
     ok "with libcpucycles' own library it exits 2: $(head -n 1 "$log")"
   else
     notok "with libcpucycles' own library it exits 2 with a message (exit $status)"; sed 's/^/# /' "$log"
+  fi
+  : >"$log"
+  # another build of this version, whose private interface is another:
+  # refused, not read as its own (it read past that build's structures)
+  version=$(sed -n 's/^#define CPUCYCLES_VERSION "\(.*\)"$/\1/p' "$top_builddir/include/cpucycles-config.h")
+  mkdir -p "$scratch/otherbuild"
+  if ${CC:-cc} ${CFLAGS:-} -shared -fPIC -Wl,-soname,libcpucycles.so.1 -DSTANDIN_OTHER_BUILD="$version" \
+       "$top_srcdir/tests/libcpucycles-standin.c" -o "$scratch/otherbuild/libcpucycles.so.1" ${LDFLAGS:-} >>"$log" 2>&1; then
+    LD_LIBRARY_PATH=$scratch/otherbuild ${CPUCYCLES_PROBE_RUNNER:-} "$info" >"$log" 2>&1; status=$?
+    if [ "$status" -eq 2 ] && grep -q "the library is another build of cpucycles $version" "$log"; then
+      ok "with another build of $version (private interface 1) it exits 2: $(head -n 1 "$log")"
+    else
+      notok "with another build of $version it exits 2 with a message (exit $status)"; sed 's/^/# /' "$log"
+    fi
+  else
+    notok "the other build's stand-in builds"; sed 's/^/# /' "$log"
   fi
   : >"$log"
   # The harness on libcpucycles' own library: it runs, and its results

@@ -12,9 +12,6 @@
 #define CPUCYCLES_HAVE_AMD64_PERFPMC 1
 #define CPUCYCLES_AMD64_PERFPMC_LIBRARY_READ 1 /* per-thread events */
 #define CPUCYCLES_AMD64_PERFPMC_HAS_STATE 1 /* cpucycles_amd64_perfpmc_release */
-/* RDPMC exists on every x86-64 CPU: refused, it raises SIGSEGV; a perf page
- * unmapped or gone, SIGSEGV or SIGBUS */
-#define CPUCYCLES_AMD64_PERFPMC_FAULTS (CPUCYCLES_FAULT_SIGSEGV | CPUCYCLES_FAULT_SIGBUS)
 
 enum { cpucycles_amd64_perfpmc_kind = CPUCYCLES_KIND_ONCORE };
 

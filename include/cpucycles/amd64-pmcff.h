@@ -18,9 +18,6 @@
 #define CPUCYCLES_HAVE_AMD64_PMCFF 1
 #define CPUCYCLES_AMD64_PMCFF_INSTRUCTION "rdpmc" /* a word of its read's disassembly */
 #define CPUCYCLES_AMD64_PMCFF_HAS_STATE 1 /* cpucycles_amd64_pmcff_release */
-/* RDPMC exists on every x86-64 CPU: refused, it raises SIGSEGV; a perf page
- * unmapped or gone, SIGSEGV or SIGBUS */
-#define CPUCYCLES_AMD64_PMCFF_FAULTS (CPUCYCLES_FAULT_SIGSEGV | CPUCYCLES_FAULT_SIGBUS)
 
 enum { cpucycles_amd64_pmcff_kind = CPUCYCLES_KIND_ONCORE };
 

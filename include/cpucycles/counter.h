@@ -29,10 +29,14 @@
  *                                (tests/t-installed.sh looks for it);
  *   CPUCYCLES_<ID>_FAULTS        the fault signals its read and setup can
  *                                raise, CPUCYCLES_FAULT_* or'ed, when they
- *                                are fewer than all three: the guard then
+ *                                are fewer than all three on every CPU,
+ *                                kernel and emulator: the guard then
  *                                catches only those (each signal it
  *                                catches costs the first call three system
- *                                calls).
+ *                                calls).  A fault it does not catch kills
+ *                                the program: only where it cannot happen
+ *                                (RDTSC; not RDPMC, which valgrind and
+ *                                older qemu answer with SIGILL).
  * The list of counters, in order of preference, is m4/cpucycles_counters.m4:
  * a new counter is this one file and one line there.
  */

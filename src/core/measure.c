@@ -154,6 +154,10 @@ CPUCYCLES_COLD double cpucycles_scale_for(int kind, const struct cpucycles_setup
   return den ? (double)cpucycles_round(stated * den) / den : 0;
 }
 
+/* A counter that did not move in any of its tries (a coarse clock read
+ * too few times, or a stopped one). */
+static const char cpucycles_reason_never_increased[] = "never increased";
+
 /* Everything measured about one counter inside ONE guarded region (each
  * region costs a dozen signal system calls): its setup, its scale, and up
  * to CPUCYCLES_TRIES rounds of `reads` back-to-back reads. */
@@ -259,7 +263,7 @@ CPUCYCLES_COLD static int cpucycles_measure_in_guard(struct cpucycles_trial *t,
     return 0;
   }
   if (t->tries == CPUCYCLES_TRIES) {
-    r->reason = t->decreased ? "went backwards in every try" : "never increased";
+    r->reason = t->decreased ? "went backwards in every try" : cpucycles_reason_never_increased;
     return 0;
   }
   r->available = 1;
@@ -435,13 +439,17 @@ CPUCYCLES_COLD int cpucycles_select(const struct cpucycles_counter *table, int n
       best_score = results[i].precision;
   }
   /* The chosen counter is set up again, alone, and must still count (a
-   * recheck's reads: its rate and step are known).  When it does not, the
-   * counters left unmeasured because of its score are measured after all,
-   * and the choice made again. */
+   * recheck's reads: its rate and step are known; a coarse clock that did
+   * not move in them gets a measurement's, as many as it moved in
+   * before).  When it does not, the counters left unmeasured because of
+   * its score are measured after all, and the choice made again. */
   for (;;) {
     best = cpucycles_choose(results, n);
     if (!results[best].available || table[best].kind == CPUCYCLES_KIND_NONE) break;
     if (cpucycles_measure_reads(&table[best], persecond, CPUCYCLES_RECHECK_READS, &again)) break;
+    if (again.reason == cpucycles_reason_never_increased &&
+        cpucycles_measure_reads(&table[best], persecond, CPUCYCLES_READS_PER_TRY, &again))
+      break;
     if (table[best].release && best != in_use) table[best].release(0);
     results[best].available = 0;
     results[best].reason = "worked only beside another counter: failed when set up alone";

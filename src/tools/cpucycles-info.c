@@ -67,6 +67,14 @@ static int find_library(void)
                     "library\n", cpucycles_version(), CPUCYCLES_VERSION);
     return 2;
   }
+  /* another build of the same version may lay out the structures
+   * otherwise: the interface's number and size say so first */
+  if (p->interface != CPUCYCLES_PRIVATE_INTERFACE || p->size < sizeof *p) {
+    fprintf(stderr, "cpucycles-info %s: the library is another build of cpucycles %s, with "
+                    "another private interface (%u); install both from one build\n",
+            CPUCYCLES_VERSION, p->version, p->interface);
+    return 2;
+  }
   abi = p->info;
   if (strcmp(p->version, CPUCYCLES_VERSION) != 0 || strcmp(abi->version, CPUCYCLES_VERSION) != 0 ||
       abi->decision_size != sizeof(struct cpucycles_decision)) {

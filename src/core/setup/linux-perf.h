@@ -305,9 +305,11 @@ CPUCYCLES_COLD static inline int cpucycles_perf_open_fd(unsigned long long confi
   }
   if (fd < 0) {
     *reason = cpucycles_perf_errno_reason(errno);
-    /* what no later open can change: no PMU, not permitted, no system call
-     * (not a lack of descriptors, which a release may end) */
-    if (memo->active && errno != EMFILE && errno != ENFILE)
+    /* what no later open in this selection can change: no PMU, not
+     * permitted, no system call, an event the PMU refuses (not a lack of
+     * descriptors or memory, an interrupted or busy call) */
+    if (memo->active && (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV ||
+                         errno == EACCES || errno == EPERM || errno == ENOSYS || errno == EINVAL))
       memo->perf_errno = errno, memo->perf_config1 = config1;
   }
   return fd;

@@ -22,11 +22,18 @@ static int order_doubles(const void *a, const void *b)
 }
 
 /* x[0..n-1] (reordered: sorted, then winsorized) summarized; *variance
- * its plain sample variance (placement's share of it is told from that) */
+ * its plain sample variance (placement's share of it is told from that).
+ * A figure that is not a number makes every result NaN (an order of
+ * doubles has no place for NaN): the verdict is then indistinguishable. */
 static void summarize(double *x, long n, struct cpucycles_trimmed *t, double *variance)
 {
   double m = 0, v = 0;
   long i;
+  for (i = 0; i < n; i++)
+    if (!isfinite(x[i])) {
+      t->mean = t->se2 = t->variance = *variance = NAN, t->df = n - 1;
+      return;
+    }
   for (i = 0; i < n; i++) m += x[i] / (double)n;
   for (i = 0; i < n; i++) v += (x[i] - m) * (x[i] - m);
   *variance = v / (double)(n - 1);
@@ -44,11 +51,16 @@ void combine(const struct options *o, struct outcome *runs, int s, struct row *r
   struct cpucycles_trimmed t;
   int ratios = 1;
   r->symbol = o->symbols[s];
-  r->old_cycles = r->new_cycles = 0;
   r->pairs = -1, r->pair_seconds = 0;
+  /* each build's cycles the same way as the ratio: trimmed means */
+  for (e = 0; e < n; e++) x[e] = runs[e].m[s].a;
+  summarize(x, n, &t, &variance);
+  r->old_cycles = t.mean;
+  for (e = 0; e < n; e++) x[e] = runs[e].m[s].b;
+  summarize(x, n, &t, &variance);
+  r->new_cycles = t.mean;
   for (e = 0; e < n; e++) {
     const struct measured *m = &runs[e].m[s];
-    r->old_cycles += m->a / (double)n, r->new_cycles += m->b / (double)n;
     if (r->pairs < 0 || m->pairs < r->pairs) r->pairs = m->pairs;
     if (m->pair_seconds > r->pair_seconds) r->pair_seconds = m->pair_seconds;
     if (!(m->ratio > 0) || !(m->b > 0) || !isfinite(m->ratio)) ratios = 0;

@@ -74,7 +74,7 @@ struct outcome {
 struct row {
   const char *symbol;
   double ratio, low, high; /* NEW/OLD and its 99% interval; NaN without a ratio */
-  double old_cycles, new_cycles; /* means over the executions */
+  double old_cycles, new_cycles; /* 20% trimmed means over the executions */
   double difference, difference_low, difference_high; /* cycles per call */
   double placement_sd;    /* between executions beyond the noise within
                              them: relative (0.001 is 0.1%) */

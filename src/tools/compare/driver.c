@@ -248,8 +248,10 @@ static void take_lines(const struct options *o, struct outcome *out, struct repo
       else if (sscanf(line + 14, "%ld %lu", &out->offset[j], &out->step[j]) != 2)
         out->offset[j] = -1;
     } else if (!strncmp(line, "dependencies ", 13)) {
-      int j = !strncmp(line + 13, "NEW ", 4);
-      out->origin_deps[j] = atoi(line + 17);
+      char who[4];
+      int deps;
+      if (sscanf(line + 13, "%3s %d", who, &deps) == 2 && deps >= 0 && deps <= 1000)
+        out->origin_deps[!strcmp(who, "NEW")] = deps;
     } else if (!strcmp(line, "done")) {
       r->done = 1;
       keep(r->step, sizeof r->step, "done");
