@@ -124,7 +124,7 @@ int check_file(const char *label, const char *path);
 void *load_build(const char *label, const char *path, int copy, int *fd_out, unsigned long long *seed);
 /* Whether p, which dlsym() found for handle, is the build's own. */
 int defined_by(void *handle, void *p, const char **elsewhere);
-/* 1 when p is a data object by its object's symbol table (not callable). */
+/* 1 when p lies in memory that may not be executed (data, not callable). */
 int is_data(void *p);
 
 /* ---- driver.c: the parent's side ---- */

@@ -33,6 +33,7 @@
 #include <link.h> /* struct link_map */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -466,23 +467,37 @@ int defined_by(void *handle, void *p, const char **elsewhere)
 #endif
 }
 
-/* 1 when p is, by the symbol table of the object it lies in, a data
- * object (an array, a variable), which a call would run as code: the
- * execution would die of SIGSEGV or worse; 0 for a function or where
- * nothing says (no dladdr1(), no symbol at exactly p). */
+/* For cpucycles_readfile_lines over /proc/self/maps: whether the mapping
+ * that holds where->p may be executed ("start-end perms ..."). */
+struct mapping_of {
+  uintptr_t p;
+  int found, executable;
+};
+static int mapping_line(void *ctx, const char *line, size_t len)
+{
+  struct mapping_of *m = ctx;
+  unsigned long long start, end;
+  char perms[5];
+  (void)len;
+  if (sscanf(line, "%llx-%llx %4s", &start, &end, perms) != 3) return 0;
+  if (m->p < start || m->p >= end) return 0;
+  m->found = 1, m->executable = perms[2] == 'x';
+  return 1;
+}
+
+/* 1 when p lies in memory that may not be executed (a data object: an
+ * array, a variable, which a call would run as code: the execution would
+ * die of SIGSEGV); 0 for code, or where nothing says (no /proc).  The
+ * mappings, not the symbol table: musl has no dladdr1() to give a
+ * symbol's type, and a moved copy's symbols are where its segments now
+ * are. */
 int is_data(void *p)
 {
-#if defined(__GLIBC__)
-  Dl_info info;
-  const ElfW(Sym) *sym = 0;
-  int type;
-  if (!dladdr1(p, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym || info.dli_saddr != p) return 0;
-  type = sym->st_info & 0xf; /* ELF_ST_TYPE, the same for both classes */
-  return type == STT_OBJECT || type == STT_TLS || type == STT_COMMON;
-#else
-  (void)p;
-  return 0;
-#endif
+  char buf[512];
+  struct mapping_of m;
+  m.p = (uintptr_t)p, m.found = 0, m.executable = 1;
+  if (cpucycles_readfile_lines("/proc/self/maps", buf, sizeof buf, mapping_line, &m) < 0) return 0;
+  return m.found && !m.executable;
 }
 
 /* "aarch64 (64-bit, little-endian)": an ELF header's machine, class and
