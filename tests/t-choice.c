@@ -180,8 +180,9 @@ int main(void)
               results[chosen].precision <= results[build].precision;
       /* the selection does not measure an OS clock behind a working one
        * (measure.c); configure, which probes each alone, may have chosen it */
-      behind = build >= 0 && !results[build].available && results[build].reason &&
-               strstr(results[build].reason, "an earlier OS clock works") &&
+      behind = build >= 0 && !results[build].available &&
+               results[build].reason == cpucycles_reason_not_measured &&
+               cpucycles_table[build].kind == CPUCYCLES_KIND_OSCLOCK &&
                cpucycles_table[chosen].kind == CPUCYCLES_KIND_OSCLOCK;
       /* configure's own figures could not tell the two apart (within 25%:
        * under an emulator, a probe's process and this one time the same
