@@ -75,7 +75,7 @@ if ! { fixture one.so libsame.so.1 -DWORK=1000 -DMARKER=v1 &&
        fixture wobble2.so libwobble2.so.1 -DWORK=2500 -DALTERNATE=3 &&
        fixture wobble1.so libwobble1.so.1 -DWORK=1000 -DALTERNATE=4 &&
        fixture spike.so libspike.so.1 -DWORK=1300 -DSPIKE=10 &&
-       fixture sleepy.so libsleepy.so.1 -DSLEEP_US=1000 &&
+       fixture sleepy.so libsleepy.so.1 -DSLEEP_US=200 &&
        fixture crash.so libcrash.so.1 -DCRASH &&
        fixture hang.so libhang.so.1 -DHANG &&
        fixture helper.so libhelper.so.1 -DHELPER &&
@@ -609,8 +609,9 @@ if [ $status -eq 2 ] && grep -q '^cpucycles-compare: benchmark: a call takes .*g
 else
   notok "a 20 ms call, --seconds 0.05: exit $status, want 2 and the --seconds 216 pairs need"; show
 fi
-# a call that sleeps: every pair disturbed, and said so
-run --executions 2 --seconds 0.3 --timeout 20 "$dir/sleepy.so" "$dir/sleepy.so"
+# a call that sleeps: every pair disturbed, and said so (200 us: the
+# pairs fit in 0.5 s, by time or counted, even at 8 times as long)
+run --executions 2 --seconds 0.5 --timeout 20 "$dir/sleepy.so" "$dir/sleepy.so"
 if [ $status -eq 2 ] && grep -q 'pairs were undisturbed (.* switched out or moved in the last' "$err"; then
   ok "a call that sleeps: exit 2, $(grep '^cpucycles-compare: ' "$err" | head -n 1)"
 else

@@ -403,7 +403,7 @@ CPUCYCLES_COLD int cpucycles_select(const struct cpucycles_counter *table, int n
                                     struct cpucycles_result *results)
 {
   struct cpucycles_result again;
-  int i, best, os_clock = -1, skipped = 0;
+  int i, best, os_clock = -1;
   long long best_score = -1;
 #if defined(__linux__)
   memset(&cpucycles_selection_memo, 0, sizeof cpucycles_selection_memo);
@@ -430,7 +430,6 @@ CPUCYCLES_COLD int cpucycles_select(const struct cpucycles_counter *table, int n
     if (CPUCYCLES_SELECTION_RULE == CPUCYCLES_RULE_SEED && best_score >= 0 &&
         table[i].kind != CPUCYCLES_KIND_NONE && cpucycles_least_score(table[i].kind) >= best_score) {
       results[i].reason = cpucycles_reason_not_measured;
-      skipped = 1;
       continue;
     }
     cpucycles_select_measure(table, i, persecond, in_use, results);
@@ -441,8 +440,8 @@ CPUCYCLES_COLD int cpucycles_select(const struct cpucycles_counter *table, int n
   /* The chosen counter is set up again, alone, and must still count (a
    * recheck's reads: its rate and step are known; a coarse clock that did
    * not move in them gets a measurement's, as many as it moved in
-   * before).  When it does not, the counters left unmeasured because of
-   * its score are measured after all, and the choice made again. */
+   * before).  When it does not, the counters left unmeasured (their
+   * reason says so) are measured after all, and the choice made again. */
   for (;;) {
     best = cpucycles_choose(results, n);
     if (!results[best].available || table[best].kind == CPUCYCLES_KIND_NONE) break;
@@ -453,10 +452,9 @@ CPUCYCLES_COLD int cpucycles_select(const struct cpucycles_counter *table, int n
     if (table[best].release && best != in_use) table[best].release(0);
     results[best].available = 0;
     results[best].reason = "worked only beside another counter: failed when set up alone";
-    for (i = 0; skipped && i < n; i++)
+    for (i = 0; i < n; i++)
       if (results[i].reason == cpucycles_reason_not_measured)
         cpucycles_select_measure(table, i, persecond, in_use, results);
-    skipped = 0;
   }
 #if defined(__linux__)
   memset(&cpucycles_selection_memo, 0, sizeof cpucycles_selection_memo);

@@ -466,12 +466,6 @@ struct side {
   size_t total;
 };
 
-static int order_doubles(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* -1 when out of memory */
 static int summarize(const struct group *g, size_t total, struct side *s)
 {
@@ -487,7 +481,6 @@ static int summarize(const struct group *g, size_t total, struct side *s)
   }
   if (!(v = malloc(n * sizeof *v))) return -1;
   for (i = 0; i < n; i++) v[i] = log(g->x[i]->cycles);
-  qsort(v, n, sizeof *v, order_doubles);
   cpucycles_trim(v, (long long)n, &t);
   free(v);
   s->sd = sqrt(t.variance);

@@ -8,6 +8,7 @@
  * under 70 steps for any x below 2^64, exact to the last bit or two. */
 #ifndef CPUCYCLES_STATS_H
 #define CPUCYCLES_STATS_H
+#include <stdlib.h> /* qsort */
 
 /* The standard normal distribution's two-sided 99% point: every 99%
  * interval of the harness and of cpucycles-info --compare. */
@@ -28,15 +29,22 @@ static inline double cpucycles_t99(long long df)
   return z + (z3 + z) / (4 * n) + (5 * z5 + 16 * z3 + 3 * z) / (96 * n * n);
 }
 
+static inline int cpucycles_order_doubles(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 /* Executions (processes) of one benchmark compared: the 20% trimmed mean
  * of their figures and its squared standard error, from the winsorized
  * variance, with its degrees of freedom (Tukey and McLaughlin's, the
  * one-sample side of Yuen's t), so that an execution or two a busy
  * neighbour slowed without a flag weigh no more than the kept ones
  * (below 5 figures nothing is trimmed: the mean, the sample variance and
- * n - 1).  v[0..n-1] sorted, n >= 2; v is left winsorized.  The interval
+ * n - 1).  v[0..n-1], n >= 2, finite: v is left sorted and winsorized.  The interval
  * is mean +- t99(df) * sqrt(se2).  Every between-process interval:
- * cpucycles-compare's, cpucycles-info --compare's. */
+ * cpucycles-compare's, cpucycles-info --compare's (the tools': qsort()
+ * may malloc, which the harness never does, bench-stats.c). */
 struct cpucycles_trimmed {
   double mean;     /* of the middle figures */
   double se2;      /* the mean's squared standard error */
@@ -47,6 +55,7 @@ static inline void cpucycles_trim(double *v, long long n, struct cpucycles_trimm
 {
   long long i, trim = n / 5, h = n - 2 * trim;
   double m = 0, w = 0, d = 0;
+  qsort(v, (size_t)n, sizeof *v, cpucycles_order_doubles);
   for (i = trim; i < n - trim; i++) m += v[i] / (double)h;
   /* winsorized: each trimmed figure as the nearest kept one */
   for (i = 0; i < n; i++) v[i] = v[i < trim ? trim : i >= n - trim ? n - trim - 1 : i], w += v[i] / (double)n;

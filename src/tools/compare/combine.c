@@ -13,15 +13,8 @@
 #include "cpucycles-bench.h"
 #include "stats.h"
 #include <math.h>
-#include <stdlib.h>
 
-static int order_doubles(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* x[0..n-1] (reordered: sorted, then winsorized) summarized; *variance
+/* x[0..n-1] (left sorted and winsorized) summarized; *variance
  * its plain sample variance (placement's share of it is told from that).
  * A figure that is not a number makes every result NaN (an order of
  * doubles has no place for NaN): the verdict is then indistinguishable. */
@@ -37,7 +30,6 @@ static void summarize(double *x, long n, struct cpucycles_trimmed *t, double *va
   for (i = 0; i < n; i++) m += x[i] / (double)n;
   for (i = 0; i < n; i++) v += (x[i] - m) * (x[i] - m);
   *variance = v / (double)(n - 1);
-  qsort(x, (size_t)n, sizeof *x, order_doubles);
   cpucycles_trim(x, n, t);
 }
 
