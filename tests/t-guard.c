@@ -9,7 +9,11 @@
  *     call with the guard's handler left installed;
  *   - a fault signal sent with kill() is the program's, not the probe's;
  *   - a guarded call catches the fault signals it is asked to, and only
- *     those: a fault of another goes to the program's handler. */
+ *     those: a fault of another goes to the program's handler;
+ *   - while it runs, its handler stands on the alternate stack, and with
+ *     the program's flags and mask where the program has a handler;
+ *   - a fault signal blocked and pending stays blocked, and the guarded
+ *     call is not made (its fault would kill). */
 #include "fault.h"
 #include "guard.h"
 #include "tap.h"
@@ -19,6 +23,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static volatile int stage;
 static void *handler_of(int signo)
@@ -142,13 +148,40 @@ static void sent_segv(void *arg)
   pthread_kill(pthread_self(), SIGSEGV);
 }
 
+/* 8. The SIGSEGV action while a guarded call runs. */
+static struct sigaction seen_inside;
+static void look_at_action(void *arg)
+{
+  (void)arg;
+  sigaction(SIGSEGV, 0, &seen_inside);
+}
+
+/* 9. In a child: SIGSEGV blocked and pending, then the first call's
+ * masking and a guarded call that faults: 0 when the call was not made
+ * (the child would die of the fault otherwise). */
+static int child_with_segv_pending(void)
+{
+  struct cpucycles_signal_state saved;
+  sigset_t segv;
+  int signo;
+  signal(SIGSEGV, SIG_DFL);
+  sigemptyset(&segv);
+  sigaddset(&segv, SIGSEGV);
+  pthread_sigmask(SIG_BLOCK, &segv, 0);
+  pthread_kill(pthread_self(), SIGSEGV);
+  cpucycles_block_async_signals(&saved);
+  signo = cpucycles_guarded_call(CPUCYCLES_FAULT_SIGSEGV, probe_fault, 0);
+  cpucycles_restore_signals(&saved);
+  return signo == CPUCYCLES_GUARD_UNAVAILABLE ? 0 : 1;
+}
+
 int main(void)
 {
   pthread_t thread;
   struct sigaction mine, now;
   int signo;
 
-  tap_plan(11);
+  tap_plan(13);
 
   /* 1 */
   pthread_create(&thread, 0, install_theirs, 0);
@@ -240,6 +273,43 @@ int main(void)
     tap_ok(signo == SIGSEGV && unprotected == 1 && handler_of(SIGSEGV) == (void *)(uintptr_t)unprotect,
            "one catching SIGSEGV alone catches it (returned %d), and the program's handler is back",
            signo);
+  }
+
+  /* 8: where the program has no handler, ours is set in one call, on the
+   * alternate stack; where it has one, with its flags and mask */
+  {
+    struct sigaction a;
+    int dfl_ok, program_ok;
+    signal(SIGSEGV, SIG_DFL);
+    cpucycles_guarded_call(CPUCYCLES_FAULT_SIGSEGV, look_at_action, 0);
+    dfl_ok = (seen_inside.sa_flags & (SA_SIGINFO | SA_ONSTACK | SA_RESTART)) == (SA_SIGINFO | SA_ONSTACK) &&
+             !sigismember(&seen_inside.sa_mask, SIGUSR2) && handler_of(SIGSEGV) == (void *)(uintptr_t)SIG_DFL;
+    memset(&a, 0, sizeof a);
+    a.sa_handler = unprotect;
+    a.sa_flags = SA_RESTART;
+    sigemptyset(&a.sa_mask);
+    sigaddset(&a.sa_mask, SIGUSR2);
+    sigaction(SIGSEGV, &a, 0);
+    cpucycles_guarded_call(CPUCYCLES_FAULT_SIGSEGV, look_at_action, 0);
+    program_ok = (seen_inside.sa_flags & (SA_SIGINFO | SA_ONSTACK | SA_RESTART)) == (SA_SIGINFO | SA_RESTART) &&
+                 sigismember(&seen_inside.sa_mask, SIGUSR2) && handler_of(SIGSEGV) == (void *)(uintptr_t)unprotect;
+    tap_ok(dfl_ok && program_ok,
+           "inside a guarded call, SIGSEGV's action is ours: on the alternate stack over the default "
+           "action (%s), with the program's SA_RESTART and mask over its handler (%s); each put back",
+           dfl_ok ? "yes" : "no", program_ok ? "yes" : "no");
+  }
+
+  /* 9: a blocked, pending SIGSEGV is not unblocked by the first call's
+   * masking, and a guarded call knows it (no call: the fault would kill) */
+  {
+    pid_t pid = fork();
+    int status = -1;
+    if (pid == 0) _exit(child_with_segv_pending());
+    waitpid(pid, &status, 0);
+    tap_ok(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+           "with SIGSEGV blocked and pending, a guarded call under the first call's masking is not "
+           "made (child: %s %d)", WIFEXITED(status) ? "exit" : "killed by signal",
+           WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
   }
   return tap_done();
 }

@@ -22,7 +22,7 @@
 /* What a counter's read or setup can raise: SIGILL (an instruction the CPU
  * lacks or the OS forbids), SIGSEGV (RDTSC/RDPMC forbidden, a perf page),
  * SIGBUS (a perf page gone), in the order of the CPUCYCLES_FAULT_* bits.
- * Each signal guarded costs three system calls per guarded call, so no
+ * Each signal guarded costs two system calls per guarded call, so no
  * more, and a counter that can raise fewer has only those guarded. */
 static const int cpucycles_guarded_signals[] = {SIGILL, SIGSEGV, SIGBUS};
 typedef char cpucycles_fault_bits_agree[(CPUCYCLES_FAULT_SIGILL == 1 && CPUCYCLES_FAULT_SIGSEGV == 2 &&
@@ -41,6 +41,10 @@ static const int cpucycles_synchronous_signals[] = {SIGILL, SIGSEGV, SIGBUS,
 
 /* Depth of cpucycles_block_async_signals() in this thread. */
 static __thread int cpucycles_async_blocked;
+/* 1 while this thread's mask is known to leave every synchronous signal
+ * unblocked (cpucycles_block_async_signals() set it so, and nothing has
+ * changed it since): a guarded call need not read the mask again. */
+static __thread int cpucycles_faults_unblocked;
 
 /* Every signal blocked but the synchronous ones, which are unblocked even
  * when the caller had them blocked (a worker thread that blocks all
@@ -82,22 +86,26 @@ CPUCYCLES_COLD void cpucycles_block_async_signals(struct cpucycles_signal_state 
     cpucycles_guard_mask(&saved->mask, &mask);
     pthread_sigmask(SIG_SETMASK, &mask, 0);
   }
+  saved->faults_were_unblocked = cpucycles_faults_unblocked;
+  cpucycles_faults_unblocked = saved->changed && !synchronous_blocked;
   cpucycles_async_blocked++;
 }
 
 CPUCYCLES_COLD void cpucycles_restore_signals(const struct cpucycles_signal_state *saved)
 {
   cpucycles_async_blocked--;
+  cpucycles_faults_unblocked = saved->faults_were_unblocked;
   if (saved->changed) pthread_sigmask(SIG_SETMASK, &saved->mask, 0);
 }
 
 /* 1 when none of the signals of `faults` (bits) is blocked in this thread
  * (a fault would reach our handler), 0 when one is, or the mask cannot be
- * read. */
+ * read.  A system call only when the mask is not known already. */
 CPUCYCLES_COLD static int cpucycles_faults_deliverable(unsigned int faults)
 {
   sigset_t now;
   int i;
+  if (cpucycles_faults_unblocked) return 1;
   if (pthread_sigmask(SIG_BLOCK, 0, &now) != 0) return 0;
   for (i = 0; i < CPUCYCLES_NGUARDED; i++)
     if ((faults & (1u << i)) && sigismember(&now, cpucycles_guarded_signals[i])) return 0;
@@ -170,20 +178,26 @@ CPUCYCLES_COLD static void cpucycles_guard_handler(int signo, siginfo_t *info, v
   cpucycles_pass_to_program(signo, info, context);
 }
 
-/* Installs ours for signal i, taking the program's flags that matter to
- * a handler (its stack, its mask, restarts) so that a fault passed on
- * runs as it would have.  0, or -1 when the system refused. */
+/* Installs ours for signal i, saving the program's action: one system
+ * call where the program has none (the default action, or ignored).
+ * Where it has a handler, ours then takes that handler's flags that
+ * matter (its stack, its mask, restarts), so that a fault passed on runs
+ * as it would have; until then (one more system call) ours runs on the
+ * alternate stack, as a handler for faults should (a thread's stack
+ * overflow needs it).  0, or -1 when the system refused. */
 CPUCYCLES_COLD static int cpucycles_guard_install(int i)
 {
-  struct sigaction ours;
-  if (sigaction(cpucycles_guarded_signals[i], 0, &cpucycles_saved_actions[i]) != 0) return -1;
+  struct sigaction ours, *program = &cpucycles_saved_actions[i];
   memset(&ours, 0, sizeof ours);
   ours.sa_sigaction = cpucycles_guard_handler;
-  ours.sa_flags =
-      SA_SIGINFO | (cpucycles_saved_actions[i].sa_flags & (SA_ONSTACK | SA_RESTART | SA_NODEFER));
-  if (cpucycles_is_default_or_ignored(&cpucycles_saved_actions[i])) sigemptyset(&ours.sa_mask);
-  else ours.sa_mask = cpucycles_saved_actions[i].sa_mask;
-  return sigaction(cpucycles_guarded_signals[i], &ours, 0);
+  ours.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&ours.sa_mask);
+  if (sigaction(cpucycles_guarded_signals[i], &ours, program) != 0) return -1;
+  if (cpucycles_is_default_or_ignored(program)) return 0;
+  ours.sa_flags = SA_SIGINFO | (program->sa_flags & (SA_ONSTACK | SA_RESTART | SA_NODEFER));
+  ours.sa_mask = program->sa_mask;
+  sigaction(cpucycles_guarded_signals[i], &ours, 0);
+  return 0;
 }
 
 /* Puts the program's action back, unless another thread replaced ours
@@ -242,6 +256,7 @@ CPUCYCLES_COLD int cpucycles_guarded_call(unsigned int faults, void (*fn)(void *
      * back to the caller's guard mask, as cpucycles_block_async_signals
      * set it. */
     sigset_t now, mask;
+    cpucycles_faults_unblocked = 0; /* read it again next time */
     if (pthread_sigmask(SIG_BLOCK, 0, &now) == 0) {
       sigdelset(&now, signo);
       cpucycles_guard_mask(&now, &mask);

@@ -12,6 +12,7 @@ CPUCYCLES_HIDDEN_BEGIN
 struct cpucycles_signal_state {
   sigset_t mask;
   int changed;
+  int faults_were_unblocked; /* the thread's note before this (guard.c) */
 };
 
 /* Sets this thread's mask to every asynchronous signal blocked and the
