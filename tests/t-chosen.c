@@ -70,6 +70,34 @@ static int no_setup(struct cpucycles_setup *s)
   (void)s;
   return 0;
 }
+/* A counter whose step is counted_step, its reads counted. */
+static long long counted_step;
+static int counted_reads;
+static long long counted_read(void)
+{
+  counted_reads++;
+  return synthetic_ticks += counted_step;
+}
+
+/* The first call's recheck of the build's counter (cpucycles_decide on
+ * this host, with a plan that says it was measured at build_precision):
+ * how many reads it took, and whether it was verified. */
+static int recheck_reads(long long step, long long build_precision, int *verified)
+{
+  static struct cpucycles_decision d;
+  static char host[sizeof d.host_fingerprint];
+  struct cpucycles_counter table[] = {
+      {"counted", CPUCYCLES_KIND_ONCORE, 0, no_setup, counted_read, 0},
+      {"zero", CPUCYCLES_KIND_NONE, 0, no_setup, zero_read, 0}};
+  struct cpucycles_plan plan = {0, 0, 1, host, 1000000000, 0};
+  cpucycles_fingerprint(host, sizeof host);
+  plan.build_precision = build_precision + cpucycles_kind_penalty(CPUCYCLES_KIND_ONCORE);
+  counted_step = step;
+  counted_reads = 0;
+  cpucycles_decide(table, 2, &plan, "/nonexistent", 0, &d);
+  *verified = d.build_verified;
+  return counted_reads;
+}
 
 static void synthetic_selection(void)
 {
@@ -112,6 +140,21 @@ static void synthetic_selection(void)
       tap_ok(chosen == 0 && costly_reads > 0 && results[1].available,
              "under 20260901's numbers every counter is measured (chose %s, %d reads of costly)",
              behind[chosen].name, costly_reads);
+  }
+  {
+    /* The recheck reads until its verdict is settled: a step well within
+     * the precision slack (3 times the build's 10) ends it after
+     * CPUCYCLES_RECHECK_MIN_READS reads; one at its edge (30, which the
+     * scale's slack could push past it) takes all CPUCYCLES_RECHECK_READS. */
+    int settled, verified_settled, unsettled, verified_unsettled;
+    settled = recheck_reads(20, 10, &verified_settled);
+    unsettled = recheck_reads(30, 10, &verified_unsettled);
+    tap_ok(verified_settled && settled == CPUCYCLES_RECHECK_MIN_READS && verified_unsettled &&
+               unsettled == CPUCYCLES_RECHECK_READS,
+           "the first call's recheck stops at %d reads once its step settles it (verified: %d, "
+           "%d reads), and reads %d when it does not (verified: %d, %d reads)",
+           CPUCYCLES_RECHECK_MIN_READS, verified_settled, settled, CPUCYCLES_RECHECK_READS,
+           verified_unsettled, unsettled);
   }
 }
 
@@ -200,7 +243,7 @@ int main(void)
 {
   struct cpucycles_plan plan;
   struct cpucycles_decision *d = malloc(sizeof *d);
-  tap_plan(13);
+  tap_plan(14);
   synthetic_selection();
 
   live_read = process_read;

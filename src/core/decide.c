@@ -45,6 +45,20 @@ CPUCYCLES_COLD void cpucycles_decide_persecond(const struct cpucycles_plan *plan
   d->persecond_resolved = 1;
 }
 
+/* A smallest step that already passes the precision check below, at any
+ * scale that passes the scale check (and a cycle to spare for rounding):
+ * the recheck's reads may stop once they have shown it.  0 (read them
+ * all) when the build recorded no precision. */
+CPUCYCLES_COLD static long long settled_step(const struct cpucycles_counter *c,
+                                             const struct cpucycles_plan *plan)
+{
+  double room = (double)(PRECISION_SLACK * plan->build_precision - cpucycles_kind_penalty(c->kind));
+  long long step;
+  if (plan->build_precision <= 0 || plan->build_scale <= 0) return 0;
+  step = (long long)(room / (plan->build_scale * (1 + SCALE_SLACK))) - 1;
+  return step > 0 ? step : 0;
+}
+
 /* Why the configure-time counter may not be used here, or 0 if it may. */
 CPUCYCLES_COLD static const char *verify_build_counter(const struct cpucycles_counter *table, int n,
                                                        const struct cpucycles_plan *plan,
@@ -56,7 +70,7 @@ CPUCYCLES_COLD static const char *verify_build_counter(const struct cpucycles_co
   if (plan->build_counter < 0 || plan->build_counter >= n) return "no counter was chosen at build time";
   c = &table[plan->build_counter];
   if (!d->host_matches) return "this host differs from the build host";
-  if (!cpucycles_measure_reads(c, d->persecond, CPUCYCLES_RECHECK_READS, r)) {
+  if (!cpucycles_measure_reads(c, d->persecond, CPUCYCLES_RECHECK_READS, settled_step(c, plan), r)) {
     cpucycles_text_format(d->why, sizeof d->why, "%s failed its check here: %s", c->name,
                           r->reason);
     return d->why;

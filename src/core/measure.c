@@ -165,6 +165,7 @@ struct cpucycles_trial {
   const struct cpucycles_counter *c;
   long long persecond;
   int reads;
+  long long enough_step;     /* > 0: stop reading at such a step (a recheck) */
   struct cpucycles_setup s;
   int setup_status;          /* 0 ok; -1 failed (s.reason) */
   int time_rate;             /* 1: time a scaled counter's rate to check it */
@@ -188,6 +189,9 @@ static void cpucycles_read_many(struct cpucycles_trial *t)
     else if (step > 0 && (t->smallest_step == 0 || step < t->smallest_step))
       t->smallest_step = step;
     prev = now;
+    if (t->smallest_step > 0 && t->smallest_step <= t->enough_step && !t->decreased &&
+        i + 1 >= CPUCYCLES_RECHECK_MIN_READS)
+      break;
   }
 }
 
@@ -300,7 +304,8 @@ CPUCYCLES_COLD static void cpucycles_time_counter(void *arg)
 }
 
 CPUCYCLES_COLD static int cpucycles_measure_with(const struct cpucycles_counter *c,
-                                                 long long persecond, int reads, int time_rate,
+                                                 long long persecond, int reads,
+                                                 long long enough_step, int time_rate,
                                                  struct cpucycles_result *r)
 {
   struct cpucycles_trial t;
@@ -311,20 +316,22 @@ CPUCYCLES_COLD static int cpucycles_measure_with(const struct cpucycles_counter 
     return 0;
   }
   cpucycles_trial_init(&t, c, persecond, reads, time_rate);
+  t.enough_step = enough_step;
   return cpucycles_measure_in_guard(&t, r);
 }
 
 /* The recheck: configure timed the rate and chose this scale already. */
 CPUCYCLES_COLD int cpucycles_measure_reads(const struct cpucycles_counter *c, long long persecond,
-                                           int reads, struct cpucycles_result *r)
+                                           int reads, long long enough_step,
+                                           struct cpucycles_result *r)
 {
-  return cpucycles_measure_with(c, persecond, reads, 0, r);
+  return cpucycles_measure_with(c, persecond, reads, enough_step, 0, r);
 }
 
 CPUCYCLES_COLD int cpucycles_measure(const struct cpucycles_counter *c, long long persecond,
                                      struct cpucycles_result *r)
 {
-  return cpucycles_measure_with(c, persecond, CPUCYCLES_READS_PER_TRY, 1, r);
+  return cpucycles_measure_with(c, persecond, CPUCYCLES_READS_PER_TRY, 0, 1, r);
 }
 
 CPUCYCLES_COLD int cpucycles_measure_rate(const struct cpucycles_counter *c,
@@ -445,9 +452,9 @@ CPUCYCLES_COLD int cpucycles_select(const struct cpucycles_counter *table, int n
   for (;;) {
     best = cpucycles_choose(results, n);
     if (!results[best].available || table[best].kind == CPUCYCLES_KIND_NONE) break;
-    if (cpucycles_measure_reads(&table[best], persecond, CPUCYCLES_RECHECK_READS, &again)) break;
+    if (cpucycles_measure_reads(&table[best], persecond, CPUCYCLES_RECHECK_READS, 0, &again)) break;
     if (again.reason == cpucycles_reason_never_increased &&
-        cpucycles_measure_reads(&table[best], persecond, CPUCYCLES_READS_PER_TRY, &again))
+        cpucycles_measure_reads(&table[best], persecond, CPUCYCLES_READS_PER_TRY, 0, &again))
       break;
     if (table[best].release && best != in_use) table[best].release(0);
     results[best].available = 0;

@@ -80,9 +80,12 @@ int cpucycles_measure(const struct cpucycles_counter *c, long long persecond,
 
 /* cpucycles_measure with `reads` reads per try instead of libcpucycles'
  * 1000, and without timing the rate: the first call's recheck of a
- * counter configure measured. */
+ * counter configure measured.  With enough_step > 0, a try ends once
+ * CPUCYCLES_RECHECK_MIN_READS reads have shown a step of at most
+ * enough_step and no decrease (more reads could only find a smaller
+ * step: the recheck's verdict is settled). */
 int cpucycles_measure_reads(const struct cpucycles_counter *c, long long persecond, int reads,
-                            struct cpucycles_result *r);
+                            long long enough_step, struct cpucycles_result *r);
 
 /* Reads of a recheck: the first call's of the counter configure chose, and
  * the selection's of the counter it chose, set up again alone.
@@ -93,6 +96,10 @@ int cpucycles_measure_reads(const struct cpucycles_counter *c, long long perseco
  * coarse clock that does not move in 100 is tried again, as in a
  * measurement, up to 10 times. */
 #define CPUCYCLES_RECHECK_READS 100
+/* A recheck's fewest reads, when their smallest step already settles it:
+ * a counter that traps or is emulated shows its large step in every
+ * read, a stopped one in any two. */
+#define CPUCYCLES_RECHECK_MIN_READS 16
 
 /* After cpucycles_measure, for configure's probes and the tests (the
  * library never asks, so the shared library leaves it out): times the
