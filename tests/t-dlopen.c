@@ -6,11 +6,13 @@
  * everything back: no descriptor or mapping of a perf event, no growth in
  * descriptors or resident memory, and no thread-exit handler left pointing
  * into the unloaded code (a thread that read a perf counter exits after
- * the unload). */
+ * the unload).  And a load maps the library's read-only data, so that the
+ * first call does not fault on it (/proc/self/pagemap: each page present). */
 #include "perf-util.h"
 #include "tap.h"
 #include <fcntl.h>
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +58,47 @@ static void *read_in_thread(void *arg)
   __atomic_store_n(&read_done, 1, __ATOMIC_RELEASE);
   while (!__atomic_load_n(&unloaded, __ATOMIC_ACQUIRE)) sched_yield();
   return 0;
+}
+
+/* The library's read-only data segments (not its first, the loader's),
+ * page by page: how many are not in the page tables yet. */
+struct read_only_pages {
+  const char *path;
+  long pages, absent;
+  const char *why;
+};
+
+static int count_absent_pages(struct dl_phdr_info *info, size_t size, void *arg)
+{
+  struct read_only_pages *p = arg;
+  long page = sysconf(_SC_PAGESIZE);
+  int i, fd;
+  (void)size;
+  if (!info->dlpi_name || strcmp(info->dlpi_name, p->path) != 0) return 0;
+  fd = open("/proc/self/pagemap", O_RDONLY);
+  if (fd < 0) {
+    p->why = "/proc/self/pagemap cannot be read here";
+    return 1;
+  }
+  for (i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    uintptr_t at, end;
+    if (ph->p_type != PT_LOAD || ph->p_offset == 0 || (ph->p_flags & (PF_W | PF_X))) continue;
+    at = (info->dlpi_addr + ph->p_vaddr) / (uintptr_t)page * (uintptr_t)page;
+    end = info->dlpi_addr + ph->p_vaddr + ph->p_filesz;
+    for (; at < end; at += (uintptr_t)page) {
+      uint64_t entry = 0;
+      if (pread(fd, &entry, sizeof entry, (off_t)(at / (uintptr_t)page * sizeof entry)) != sizeof entry) {
+        p->why = "/proc/self/pagemap gives no entry";
+        close(fd);
+        return 1;
+      }
+      p->pages++;
+      p->absent += !(entry >> 63 & 1); /* bit 63: present */
+    }
+  }
+  close(fd);
+  return 1;
 }
 
 /* One load, first call, tracesetup (its lines to /dev/null), a read in a
@@ -105,8 +148,25 @@ int main(int argc, char **argv)
 
   (void)argc;
   perf_util_preload_shim(argv);
-  tap_plan(3);
+  tap_plan(4);
   snprintf(path, sizeof path, "%s/.libs/libcpucycles.so", top ? top : ".");
+  {
+    struct read_only_pages ro = {path, 0, 0, 0};
+    void *h = access(path, R_OK) == 0 ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : 0;
+    if (!h)
+      ro.why = "no shared library in this build";
+    else if (getenv("CPUCYCLES_PROBE_RUNNER") && strstr(getenv("CPUCYCLES_PROBE_RUNNER"), "qemu-"))
+      ro.why = "under qemu-user, /proc/self/pagemap is qemu's";
+    else
+      dl_iterate_phdr(count_absent_pages, &ro);
+    if (!ro.why && ro.pages == 0) ro.why = "no read-only data segment found";
+    if (ro.why)
+      tap_skip("a load maps the library's read-only data", ro.why);
+    else
+      tap_ok(ro.absent == 0, "a load maps the library's read-only data: %ld of its %ld pages absent",
+             ro.absent, ro.pages);
+    if (h) dlclose(h);
+  }
   if (access(path, R_OK) != 0 || cycle(path, &why, 0) != 0) {
     const char *reason = why ? why : "no shared library in this build";
     tap_skip("dlopen/dlclose gives back every descriptor", reason);
