@@ -339,26 +339,36 @@ CPUCYCLES_COLD static void after_fork_in_child(void)
  * is taken here, beside the loader's own, instead of in the first call,
  * which programs often make inside a region they time: the same reason
  * the library is bound at load (-z now).  One read a page, of the
- * library's own read-only segments, found through its program headers.
- * Not in the static library: there the program's segments are its own. */
-#if defined(PIC) && defined(__ELF__) && defined(__GNUC__)
+ * library's own read-only segments, found through its program headers
+ * (__ehdr_start: the linker's name for the object's own ELF header).
+ * Only in a shared object: position-independent objects linked into a
+ * program (a convenience library, a static library built --with-pic)
+ * would find the program's headers, whose data is the program's to map;
+ * and no more than a library's few pages. */
+#if defined(PIC) && defined(__ELF__) && defined(__GNUC__) && defined(__linux__)
 #include <link.h>
+#include <sys/auxv.h>
+#define READ_ONLY_PAGES_AT_MOST 16
 extern const ElfW(Ehdr) __ehdr_start __attribute__((__weak__, __visibility__("hidden")));
 CPUCYCLES_COLD static void map_read_only_data(void)
 {
-  const char *header = (const char *)&__ehdr_start, *at;
+  const char *header = (const char *)&__ehdr_start, *at, *end;
   const ElfW(Phdr) *ph;
   uintptr_t bias = 0;
-  int i;
+  int i, pages = 0;
   if (!header) return; /* a linker that does not define it */
   ph = (const ElfW(Phdr) *)(header + __ehdr_start.e_phoff);
+  if ((uintptr_t)ph == (uintptr_t)getauxval(AT_PHDR)) return; /* the program's own */
   for (i = 0; i < __ehdr_start.e_phnum; i++)
     if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0) bias = (uintptr_t)header - ph[i].p_vaddr;
   if (!bias) return;
-  for (i = 0; i < __ehdr_start.e_phnum; i++)
-    if (ph[i].p_type == PT_LOAD && ph[i].p_offset != 0 && (ph[i].p_flags & (PF_R | PF_W | PF_X)) == PF_R)
-      for (at = (const char *)(bias + ph[i].p_vaddr); at < (const char *)(bias + ph[i].p_vaddr + ph[i].p_filesz); at += 4096)
-        (void)*(const volatile char *)at;
+  for (i = 0; i < __ehdr_start.e_phnum; i++) {
+    if (ph[i].p_type != PT_LOAD || ph[i].p_offset == 0 || (ph[i].p_flags & (PF_R | PF_W | PF_X)) != PF_R)
+      continue;
+    end = (const char *)(bias + ph[i].p_vaddr + ph[i].p_filesz);
+    for (at = (const char *)(bias + ph[i].p_vaddr); at < end && pages < READ_ONLY_PAGES_AT_MOST; at += 4096, pages++)
+      (void)*(const volatile char *)at;
+  }
 }
 #else
 static void map_read_only_data(void) {}
