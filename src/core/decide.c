@@ -98,13 +98,14 @@ CPUCYCLES_COLD void cpucycles_decide(const struct cpucycles_counter *table, int 
 {
   const char *refused;
   char reason[sizeof d->why - 32];
+  struct cpucycles_cursor words;
 
   /* Not the results table: only a reselection fills it, and untouched it
    * costs the first call no page faults. */
   memset(d, 0, offsetof(struct cpucycles_decision, results));
   if (n > CPUCYCLES_MAX_COUNTERS) n = CPUCYCLES_MAX_COUNTERS;
   cpucycles_fingerprint(d->host_fingerprint, sizeof d->host_fingerprint);
-  d->host_matches = strcmp(d->host_fingerprint, plan->build_fingerprint) == 0;
+  d->host_matches = cpucycles_same_text(d->host_fingerprint, plan->build_fingerprint);
   if (plan->build_counter < 0 || plan->build_counter >= n || !d->host_matches || needs_persecond(&table[plan->build_counter]))
     cpucycles_decide_persecond(plan, etc_path, env_value, d);
 
@@ -117,9 +118,11 @@ CPUCYCLES_COLD void cpucycles_decide(const struct cpucycles_counter *table, int 
      * the last cycle, and with tick counts near 2^62 (s390x) a difference
      * in the ninth digit would be a jump of a billion cycles. */
     d->scale = plan->build_scale;
-    cpucycles_text_format(d->why, sizeof d->why, "%s%s verified on this host%s",
-                          plan->build_inline ? "inline " : "", table[d->index].name,
-                          plan->build_inline ? "" : " (read through the library, not inlined)");
+    cpucycles_cursor_start(&words, d->why, sizeof d->why);
+    cpucycles_cursor_put(&words, plan->build_inline ? "inline " : "");
+    cpucycles_cursor_put(&words, table[d->index].name);
+    cpucycles_cursor_put(&words, " verified on this host");
+    cpucycles_cursor_put(&words, plan->build_inline ? "" : " (read through the library, not inlined)");
     return;
   }
   reason[0] = 0;

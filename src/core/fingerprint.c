@@ -42,41 +42,19 @@ CPUCYCLES_COLD static void x86_leaf(unsigned int leaf, unsigned int r[4])
 #endif
 }
 
-/* The fingerprint written left to right, cut at its end as text.h cuts:
- * the first call writes it in every process, and text_format's general
- * path (an strlen() a piece, varargs) cost it half a microsecond. */
-struct cpucycles_x86_text {
-  char *at, *last; /* last: where the terminating NUL goes at the latest */
-};
-
-CPUCYCLES_COLD static void x86_put(struct cpucycles_x86_text *t, const char *s)
-{
-  while (*s && t->at < t->last) *t->at++ = *s++;
-}
-
-CPUCYCLES_COLD static void x86_put_number(struct cpucycles_x86_text *t, unsigned int u, int base,
-                                          int width)
-{
-  char digits[12];
-  int n = 0;
-  do digits[n++] = "0123456789abcdef"[u % (unsigned int)base];
-  while ((u /= (unsigned int)base) != 0 || n < width);
-  while (n > 0 && t->at < t->last) *t->at++ = digits[--n];
-}
-
 /* "x86 family F model M stepping S features 0xECX:0xEDX tsc=T rdtscp=R
  * invariant_tsc=I": the processor's signature and leaf 1's feature words
  * (which tell vendors and models apart, and change when a VM moves to
  * another host), and the bits the counters depend on.  Built without stdio
- * (the first call may be in a handler). */
+ * (the first call may be in a handler) and libc's string functions
+ * (text.h's cursor). */
 CPUCYCLES_COLD static void x86_fingerprint(char *buf, size_t len)
 {
   unsigned int one[4], ext1[4], ext7[4], family, model;
-  struct cpucycles_x86_text t;
+  struct cpucycles_cursor t;
 
   if (len == 0) return;
-  t.at = buf;
-  t.last = buf + len - 1;
+  cpucycles_cursor_start(&t, buf, len);
   x86_leaf(1, one);
   x86_leaf(0x80000001, ext1);
   x86_leaf(0x80000007, ext7);
@@ -84,23 +62,22 @@ CPUCYCLES_COLD static void x86_fingerprint(char *buf, size_t len)
   model = (one[0] >> 4) & 0xf;
   if (family == 0xf) family += (one[0] >> 20) & 0xff;
   if (family >= 6) model += ((one[0] >> 16) & 0xf) << 4;
-  x86_put(&t, "x86 family ");
-  x86_put_number(&t, family, 10, 1);
-  x86_put(&t, " model ");
-  x86_put_number(&t, model, 10, 1);
-  x86_put(&t, " stepping ");
-  x86_put_number(&t, one[0] & 0xf, 10, 1);
-  x86_put(&t, " features 0x");
-  x86_put_number(&t, one[2], 16, 8);
-  x86_put(&t, ":0x");
-  x86_put_number(&t, one[3], 16, 8);
-  x86_put(&t, " tsc=");
-  x86_put_number(&t, (one[3] >> 4) & 1, 10, 1); /* TSC */
-  x86_put(&t, " rdtscp=");
-  x86_put_number(&t, (ext1[3] >> 27) & 1, 10, 1); /* RDTSCP */
-  x86_put(&t, " invariant_tsc=");
-  x86_put_number(&t, (ext7[3] >> 8) & 1, 10, 1); /* invariant TSC */
-  *t.at = 0;
+  cpucycles_cursor_put(&t, "x86 family ");
+  cpucycles_cursor_put_number(&t, family, 10, 1);
+  cpucycles_cursor_put(&t, " model ");
+  cpucycles_cursor_put_number(&t, model, 10, 1);
+  cpucycles_cursor_put(&t, " stepping ");
+  cpucycles_cursor_put_number(&t, one[0] & 0xf, 10, 1);
+  cpucycles_cursor_put(&t, " features 0x");
+  cpucycles_cursor_put_number(&t, one[2], 16, 8);
+  cpucycles_cursor_put(&t, ":0x");
+  cpucycles_cursor_put_number(&t, one[3], 16, 8);
+  cpucycles_cursor_put(&t, " tsc=");
+  cpucycles_cursor_put_number(&t, (one[3] >> 4) & 1, 10, 1); /* TSC */
+  cpucycles_cursor_put(&t, " rdtscp=");
+  cpucycles_cursor_put_number(&t, (ext1[3] >> 27) & 1, 10, 1); /* RDTSCP */
+  cpucycles_cursor_put(&t, " invariant_tsc=");
+  cpucycles_cursor_put_number(&t, (ext7[3] >> 8) & 1, 10, 1); /* invariant TSC */
 }
 #endif
 

@@ -10,6 +10,7 @@
 #define CPUCYCLES_STATE_STORAGE /* the library owns the counters' state */
 #include "cpucycles-counters.h"
 #include "table.h"
+#include "text.h"
 #include <string.h>
 
 /* A counter whose setup takes descriptors or mappings (has_state 1) gives
@@ -36,7 +37,7 @@ CPUCYCLES_COLD int cpucycles_table_find(const char *name)
 {
   int i;
   for (i = 0; i < cpucycles_table_size; i++)
-    if (strcmp(cpucycles_table[i].name, name) == 0) return i;
+    if (cpucycles_same_text(cpucycles_table[i].name, name)) return i;
   return -1;
 }
 

@@ -10,6 +10,49 @@
 #include <stdarg.h>
 #include <string.h>
 
+/* The first call's texts (the host's fingerprint, the verdict) and its
+ * comparisons are written without libc's string functions: theirs may lie
+ * on a page of its code the program has not run yet, and its first run is
+ * then a page fault (2.5 µs in a KVM guest: after a dlopen here, strcmp()
+ * in 1 first call of 4, then strlen() in 1 of 3).  A cursor writes left
+ * to right into buf[size] (size >= 1), always NUL-terminated, cutting at
+ * its end as the functions below do. */
+struct cpucycles_cursor {
+  char *at, *last; /* last: where the NUL goes at the latest */
+};
+
+static inline void cpucycles_cursor_start(struct cpucycles_cursor *c, char *buf, size_t size)
+{
+  c->at = buf;
+  c->last = buf + size - 1;
+  *c->at = 0;
+}
+
+static inline void cpucycles_cursor_put(struct cpucycles_cursor *c, const char *s)
+{
+  while (*s && c->at < c->last) *c->at++ = *s++;
+  *c->at = 0;
+}
+
+/* u in base 10 or 16, at least width digits (zeros in front). */
+static inline void cpucycles_cursor_put_number(struct cpucycles_cursor *c, unsigned int u,
+                                               unsigned int base, int width)
+{
+  char digits[12];
+  int n = 0;
+  do digits[n++] = "0123456789abcdef"[u % base];
+  while ((u /= base) != 0 || n < width);
+  while (n > 0 && c->at < c->last) *c->at++ = digits[--n];
+  *c->at = 0;
+}
+
+/* 1 when a and b are the same text. */
+static inline int cpucycles_same_text(const char *a, const char *b)
+{
+  while (*a && *a == *b) a++, b++;
+  return *a == *b;
+}
+
 /* len bytes of s (NULs among them appended as '?'). */
 CPUCYCLES_UTIL_FN void cpucycles_text_add(char *buf, size_t size, const char *s, size_t len);
 /* The string s. */
