@@ -266,6 +266,12 @@ CPUCYCLES_COLD int cpucycles_guarded_call(unsigned int faults, void (*fn)(void *
   return signo;
 }
 
+CPUCYCLES_COLD void cpucycles_guard_map_state(void)
+{
+  __atomic_fetch_or(&cpucycles_saved_actions[0].sa_flags, 0, __ATOMIC_RELAXED);
+  __atomic_fetch_or(&cpucycles_saved_actions[CPUCYCLES_NGUARDED - 1].sa_flags, 0, __ATOMIC_RELAXED);
+}
+
 CPUCYCLES_COLD void cpucycles_guard_fork_prepare(void)
 {
   pthread_mutex_lock(&cpucycles_guard_lock);

@@ -47,6 +47,10 @@ int cpucycles_guarded_call(unsigned int faults, void (*fn)(void *), void *arg);
 void cpucycles_guard_fork_prepare(void);
 void cpucycles_guard_fork_done(void);
 
+/* At load: the pages of the guard's state written (cpucycles.c's
+ * map_first_call_state says why). */
+void cpucycles_guard_map_state(void);
+
 /* "faulted with SIGILL (...)" and so on, for messages. */
 const char *cpucycles_fault_reason(int signo);
 
