@@ -159,8 +159,9 @@ CPUCYCLES_COLD double cpucycles_scale_for(int kind, const struct cpucycles_setup
 static const char cpucycles_reason_never_increased[] = "never increased";
 
 /* Everything measured about one counter inside ONE guarded region (each
- * region costs a dozen signal system calls): its setup, its scale, and up
- * to CPUCYCLES_TRIES rounds of `reads` back-to-back reads. */
+ * region costs some eight signal system calls, more over a program's own
+ * handlers): its setup, its scale, and up to CPUCYCLES_TRIES rounds of
+ * `reads` back-to-back reads. */
 struct cpucycles_trial {
   const struct cpucycles_counter *c;
   long long persecond;
