@@ -22,7 +22,7 @@
 /* What a counter's read or setup can raise: SIGILL (an instruction the CPU
  * lacks or the OS forbids), SIGSEGV (RDTSC/RDPMC forbidden, a perf page),
  * SIGBUS (a perf page gone), in the order of the CPUCYCLES_FAULT_* bits.
- * Each signal guarded costs two system calls per guarded call, so no
+ * Each signal guarded costs three system calls per guarded call, so no
  * more, and a counter that can raise fewer has only those guarded. */
 static const int cpucycles_guarded_signals[] = {SIGILL, SIGSEGV, SIGBUS};
 typedef char cpucycles_fault_bits_agree[(CPUCYCLES_FAULT_SIGILL == 1 && CPUCYCLES_FAULT_SIGSEGV == 2 &&
@@ -100,12 +100,13 @@ CPUCYCLES_COLD void cpucycles_restore_signals(const struct cpucycles_signal_stat
 
 /* 1 when none of the signals of `faults` (bits) is blocked in this thread
  * (a fault would reach our handler), 0 when one is, or the mask cannot be
- * read.  A system call only when the mask is not known already. */
-CPUCYCLES_COLD static int cpucycles_faults_deliverable(unsigned int faults)
+ * read.  A system call only when the mask is not known already (noted:
+ * the caller may trust the note, below). */
+CPUCYCLES_COLD static int cpucycles_faults_deliverable(unsigned int faults, int noted)
 {
   sigset_t now;
   int i;
-  if (cpucycles_faults_unblocked) return 1;
+  if (noted && cpucycles_faults_unblocked) return 1;
   if (pthread_sigmask(SIG_BLOCK, 0, &now) != 0) return 0;
   for (i = 0; i < CPUCYCLES_NGUARDED; i++)
     if ((faults & (1u << i)) && sigismember(&now, cpucycles_guarded_signals[i])) return 0;
@@ -178,26 +179,24 @@ CPUCYCLES_COLD static void cpucycles_guard_handler(int signo, siginfo_t *info, v
   cpucycles_pass_to_program(signo, info, context);
 }
 
-/* Installs ours for signal i, saving the program's action: one system
- * call where the program has none (the default action, or ignored).
- * Where it has a handler, ours then takes that handler's flags that
- * matter (its stack, its mask, restarts), so that a fault passed on runs
- * as it would have; until then (one more system call) ours runs on the
- * alternate stack, as a handler for faults should (a thread's stack
- * overflow needs it).  0, or -1 when the system refused. */
+/* Installs ours for signal i, taking the program's flags that matter to
+ * a handler (its stack, its mask, restarts) so that a fault passed on
+ * runs as it would have.  The program's action is read first, in a call
+ * of its own: a fault in another thread may reach ours the moment it is
+ * installed, and must find that action whole (sigaction()'s old action,
+ * taken in the same call, is copied out after the new one is in place).
+ * 0, or -1 when the system refused. */
 CPUCYCLES_COLD static int cpucycles_guard_install(int i)
 {
-  struct sigaction ours, *program = &cpucycles_saved_actions[i];
+  struct sigaction ours;
+  if (sigaction(cpucycles_guarded_signals[i], 0, &cpucycles_saved_actions[i]) != 0) return -1;
   memset(&ours, 0, sizeof ours);
   ours.sa_sigaction = cpucycles_guard_handler;
-  ours.sa_flags = SA_SIGINFO | SA_ONSTACK;
-  sigemptyset(&ours.sa_mask);
-  if (sigaction(cpucycles_guarded_signals[i], &ours, program) != 0) return -1;
-  if (cpucycles_is_default_or_ignored(program)) return 0;
-  ours.sa_flags = SA_SIGINFO | (program->sa_flags & (SA_ONSTACK | SA_RESTART | SA_NODEFER));
-  ours.sa_mask = program->sa_mask;
-  sigaction(cpucycles_guarded_signals[i], &ours, 0);
-  return 0;
+  ours.sa_flags =
+      SA_SIGINFO | (cpucycles_saved_actions[i].sa_flags & (SA_ONSTACK | SA_RESTART | SA_NODEFER));
+  if (cpucycles_is_default_or_ignored(&cpucycles_saved_actions[i])) sigemptyset(&ours.sa_mask);
+  else ours.sa_mask = cpucycles_saved_actions[i].sa_mask;
+  return sigaction(cpucycles_guarded_signals[i], &ours, 0);
 }
 
 /* Puts the program's action back, unless another thread replaced ours
@@ -228,6 +227,11 @@ CPUCYCLES_COLD int cpucycles_guarded_call(unsigned int faults, void (*fn)(void *
   struct cpucycles_signal_state saved_mask;
   unsigned int installed = 0;
   int i, refused = 0, signo = CPUCYCLES_GUARD_UNAVAILABLE, masked = cpucycles_async_blocked > 0;
+  /* The note on this thread's mask stands for the library's own
+   * measuring, and when this call masks (it writes the note); a caller
+   * from outside inside a masked region may be a handler on top of it,
+   * with a mask of its own. */
+  int noted = (faults & CPUCYCLES_GUARD_TRUST_NOTE) || !masked;
 
   faults &= CPUCYCLES_FAULT_SIGILL | CPUCYCLES_FAULT_SIGSEGV | CPUCYCLES_FAULT_SIGBUS;
   if (!faults) faults = CPUCYCLES_FAULT_SIGILL | CPUCYCLES_FAULT_SIGSEGV | CPUCYCLES_FAULT_SIGBUS;
@@ -237,7 +241,7 @@ CPUCYCLES_COLD int cpucycles_guarded_call(unsigned int faults, void (*fn)(void *
   if (!masked) cpucycles_block_async_signals(&saved_mask);
   if (!cpucycles_guard_held_by_fork) pthread_mutex_lock(&cpucycles_guard_lock);
   /* A fault that cannot reach our handler kills: then fn is not called. */
-  if (cpucycles_faults_deliverable(faults))
+  if (cpucycles_faults_deliverable(faults, noted))
     for (i = 0; i < CPUCYCLES_NGUARDED && !refused; i++)
       if (faults & (1u << i)) {
         refused = cpucycles_guard_install(i) != 0;
