@@ -70,12 +70,14 @@ static int no_setup(struct cpucycles_setup *s)
   (void)s;
   return 0;
 }
-/* A counter whose step is counted_step, its reads counted. */
+/* A counter whose step is counted_step, its reads counted; with
+ * back_every > 0, every back_every-th read goes back a step. */
 static long long counted_step;
-static int counted_reads;
+static int counted_reads, back_every;
 static long long counted_read(void)
 {
   counted_reads++;
+  if (back_every > 0 && counted_reads % back_every == 0) return synthetic_ticks -= counted_step;
   return synthetic_ticks += counted_step;
 }
 
@@ -155,6 +157,21 @@ static void synthetic_selection(void)
            "%d reads), and reads %d when it does not (verified: %d, %d reads)",
            CPUCYCLES_RECHECK_MIN_READS, verified_settled, settled, CPUCYCLES_RECHECK_READS,
            verified_unsettled, unsettled);
+  }
+  {
+    /* A try with a decrease is not ended early: a counter that goes back
+     * every 8th read is refused after every try's 100 reads. */
+    struct cpucycles_counter back = {"back", CPUCYCLES_KIND_ONCORE, 0, no_setup, counted_read, 0};
+    struct cpucycles_result r;
+    int kept;
+    counted_step = 20;
+    counted_reads = 0;
+    back_every = 8;
+    kept = cpucycles_measure_reads(&back, 1000000000, CPUCYCLES_RECHECK_READS, 1000, &r);
+    back_every = 0;
+    tap_ok(!kept && counted_reads == CPUCYCLES_TRIES * CPUCYCLES_RECHECK_READS,
+           "a recheck of a counter that goes back every 8th read: refused (%s) after %d reads",
+           kept ? "kept" : r.reason, counted_reads);
   }
 }
 
@@ -243,7 +260,7 @@ int main(void)
 {
   struct cpucycles_plan plan;
   struct cpucycles_decision *d = malloc(sizeof *d);
-  tap_plan(14);
+  tap_plan(15);
   synthetic_selection();
 
   live_read = process_read;

@@ -82,23 +82,32 @@ int cpucycles_measure(const struct cpucycles_counter *c, long long persecond,
  * 1000, and without timing the rate: the first call's recheck of a
  * counter configure measured.  With enough_step > 0, a try ends once
  * CPUCYCLES_RECHECK_MIN_READS reads have shown a step of at most
- * enough_step and no decrease (more reads could only find a smaller
- * step: the recheck's verdict is settled). */
+ * enough_step and no decrease: more reads could only find a smaller step,
+ * so its precision passes.  They could find a decrease: a counter that
+ * goes backwards now and then (one read in 10, say), which every try of
+ * 100 reads would catch, may pass 16.  That is configure's check, of this
+ * host's counter (10 tries of 1000 reads); the first call's looks for
+ * what changes between hosts and runs: a fault, a trap, a stop, a coarser
+ * step, and a counter that goes backwards within 16 reads. */
 int cpucycles_measure_reads(const struct cpucycles_counter *c, long long persecond, int reads,
                             long long enough_step, struct cpucycles_result *r);
 
-/* Reads of a recheck: the first call's of the counter configure chose, and
- * the selection's of the counter it chose, set up again alone.
- * libcpucycles takes 1000 to measure a counter it knows nothing of; a
- * recheck only has to see the counter work, increase, never decrease and
- * keep its smallest step: 100 reads show the same smallest step as 1000
- * on every counter tried, at a tenth of the cost (a few microseconds).  A
- * coarse clock that does not move in 100 is tried again, as in a
- * measurement, up to 10 times. */
+/* Reads of a recheck: the first call's of the counter configure chose
+ * (16 of them once its step passes, above), and the selection's of the
+ * counter it chose, set up again alone.  libcpucycles takes 1000 to
+ * measure a counter it knows nothing of; a recheck only has to see the
+ * counter work, increase, never decrease and keep its smallest step: 100
+ * reads show the same smallest step as 1000 on every counter tried, at a
+ * tenth of the cost (a few microseconds).  A coarse clock that does not
+ * move in 100 is tried again, as in a measurement, up to 10 times. */
 #define CPUCYCLES_RECHECK_READS 100
-/* A recheck's fewest reads, when their smallest step already settles it:
- * a counter that traps or is emulated shows its large step in every
- * read, a stopped one in any two. */
+/* A measurement's tries of 1000 reads (libcpucycles'), a recheck's of its
+ * reads: a counter is refused when every try went backwards or none moved. */
+#define CPUCYCLES_READS_PER_TRY 1000
+#define CPUCYCLES_TRIES 10
+/* A recheck's fewest reads, when their smallest step already passes: a
+ * counter that traps or is emulated shows its large step in every read,
+ * a stopped one in any two. */
 #define CPUCYCLES_RECHECK_MIN_READS 16
 
 /* After cpucycles_measure, for configure's probes and the tests (the
