@@ -61,7 +61,8 @@ static void *read_in_thread(void *arg)
 }
 
 /* The library's read-only data segments (not its first, the loader's),
- * page by page: how many are not in the page tables yet. */
+ * page by page, their first 16 (the most the library maps at load): how
+ * many are not in the page tables yet. */
 struct read_only_pages {
   const char *path;
   long pages, absent;
@@ -86,7 +87,7 @@ static int count_absent_pages(struct dl_phdr_info *info, size_t size, void *arg)
     if (ph->p_type != PT_LOAD || ph->p_offset == 0 || (ph->p_flags & (PF_W | PF_X))) continue;
     at = (info->dlpi_addr + ph->p_vaddr) / (uintptr_t)page * (uintptr_t)page;
     end = info->dlpi_addr + ph->p_vaddr + ph->p_filesz;
-    for (; at < end; at += (uintptr_t)page) {
+    for (; at < end && p->pages < 16; at += (uintptr_t)page) {
       uint64_t entry = 0;
       if (pread(fd, &entry, sizeof entry, (off_t)(at / (uintptr_t)page * sizeof entry)) != sizeof entry) {
         p->why = "/proc/self/pagemap gives no entry";

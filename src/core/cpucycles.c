@@ -340,7 +340,9 @@ CPUCYCLES_COLD static void after_fork_in_child(void)
  * which programs often make inside a region they time: the same reason
  * the library is bound at load (-z now).  One read a page, of the
  * library's own read-only segments, found through its program headers
- * (__ehdr_start: the linker's name for the object's own ELF header).
+ * (__ehdr_start: the linker's name for the object's own ELF header);
+ * where the linker put them in the code's segment (lld, gold, bfd off
+ * x86), there is none, and the code's first fault maps them with it.
  * Only in a shared object: position-independent objects linked into a
  * program (a convenience library, a static library built --with-pic)
  * would find the program's headers, whose data is the program's to map;
@@ -352,11 +354,11 @@ CPUCYCLES_COLD static void after_fork_in_child(void)
 extern const ElfW(Ehdr) __ehdr_start __attribute__((__weak__, __visibility__("hidden")));
 CPUCYCLES_COLD static void map_read_only_data(void)
 {
-  const char *header = (const char *)&__ehdr_start, *at, *end;
+  const char *header = (const char *)&__ehdr_start;
   const ElfW(Phdr) *ph;
-  uintptr_t bias = 0;
+  uintptr_t bias = 0, page = (uintptr_t)getauxval(AT_PAGESZ), at, end;
   int i, pages = 0;
-  if (!header) return; /* a linker that does not define it */
+  if (!header || page == 0 || (page & (page - 1)) != 0) return; /* no such symbol, no page size */
   ph = (const ElfW(Phdr) *)(header + __ehdr_start.e_phoff);
   if ((uintptr_t)ph == (uintptr_t)getauxval(AT_PHDR)) return; /* the program's own */
   for (i = 0; i < __ehdr_start.e_phnum; i++)
@@ -365,8 +367,8 @@ CPUCYCLES_COLD static void map_read_only_data(void)
   for (i = 0; i < __ehdr_start.e_phnum; i++) {
     if (ph[i].p_type != PT_LOAD || ph[i].p_offset == 0 || (ph[i].p_flags & (PF_R | PF_W | PF_X)) != PF_R)
       continue;
-    end = (const char *)(bias + ph[i].p_vaddr + ph[i].p_filesz);
-    for (at = (const char *)(bias + ph[i].p_vaddr); at < end && pages < READ_ONLY_PAGES_AT_MOST; at += 4096, pages++)
+    end = bias + ph[i].p_vaddr + ph[i].p_filesz;
+    for (at = (bias + ph[i].p_vaddr) & ~(page - 1); at < end && pages < READ_ONLY_PAGES_AT_MOST; at += page, pages++)
       (void)*(const volatile char *)at;
   }
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* text.h - building messages without stdio: the library's first call may
- * run in a signal handler, where snprintf() is not allowed.  Each function
- * appends to the NUL-terminated text in buf[size], cutting at its end;
- * control characters become '?', so that a message stays one line.
- * (util-fn.h: where the functions' code is.) */
+ * run in a signal handler, where snprintf() is not allowed.  The cpucycles_text_*
+ * functions append to the NUL-terminated text in buf[size], cutting at its
+ * end; control characters become '?', so that a message stays one line
+ * (util-fn.h: where their code is).  The cursor below writes our own
+ * texts (no control characters) without libc at all. */
 #ifndef CPUCYCLES_TEXT_H
 #define CPUCYCLES_TEXT_H
 #include "util-fn.h"
@@ -28,6 +29,11 @@ static inline void cpucycles_cursor_start(struct cpucycles_cursor *c, char *buf,
   *c->at = 0;
 }
 
+/* (inline at each call: a copy of its own in each file that uses it, with
+ * its unwind entry, cost the library a page of its size budget) */
+#if defined(__GNUC__)
+__attribute__((__always_inline__))
+#endif
 static inline void cpucycles_cursor_put(struct cpucycles_cursor *c, const char *s)
 {
   while (*s && c->at < c->last) *c->at++ = *s++;
