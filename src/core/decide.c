@@ -3,6 +3,7 @@
 #include "decide.h"
 #include "text.h"
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The recheck on first use may find a precision this much worse than the
@@ -35,11 +36,11 @@ CPUCYCLES_COLD static int needs_persecond(const struct cpucycles_counter *c)
 }
 
 CPUCYCLES_COLD void cpucycles_decide_persecond(const struct cpucycles_plan *plan,
-                                               const char *etc_path, const char *env_value,
+                                               const char *etc_path, const char *env_name,
                                                struct cpucycles_decision *d)
 {
   if (d->persecond_resolved) return;
-  d->persecond = cpucycles_persecond_resolve(etc_path, env_value,
+  d->persecond = cpucycles_persecond_resolve(etc_path, env_name ? getenv(env_name) : 0,
                                              d->host_matches ? plan->build_persecond : 0,
                                              &d->persecond_report);
   d->persecond_resolved = 1;
@@ -94,7 +95,7 @@ CPUCYCLES_COLD static const char *verify_build_counter(const struct cpucycles_co
 
 CPUCYCLES_COLD void cpucycles_decide(const struct cpucycles_counter *table, int n,
                                      const struct cpucycles_plan *plan, const char *etc_path,
-                                     const char *env_value, struct cpucycles_decision *d)
+                                     const char *env_name, struct cpucycles_decision *d)
 {
   const char *refused;
   char reason[sizeof d->why - 32];
@@ -107,7 +108,7 @@ CPUCYCLES_COLD void cpucycles_decide(const struct cpucycles_counter *table, int 
   cpucycles_fingerprint(d->host_fingerprint, sizeof d->host_fingerprint);
   d->host_matches = cpucycles_same_text(d->host_fingerprint, plan->build_fingerprint);
   if (plan->build_counter < 0 || plan->build_counter >= n || !d->host_matches || needs_persecond(&table[plan->build_counter]))
-    cpucycles_decide_persecond(plan, etc_path, env_value, d);
+    cpucycles_decide_persecond(plan, etc_path, env_name, d);
 
   refused = verify_build_counter(table, n, plan, d);
   if (!refused) {
@@ -129,7 +130,7 @@ CPUCYCLES_COLD void cpucycles_decide(const struct cpucycles_counter *table, int 
   cpucycles_text_add_str(reason, sizeof reason, refused);
   d->reselected = 1;
   memset(d->results, 0, sizeof d->results);
-  cpucycles_decide_persecond(plan, etc_path, env_value, d);
+  cpucycles_decide_persecond(plan, etc_path, env_name, d);
   d->index = cpucycles_select(table, n, d->persecond, -1, d->results);
   d->scale = d->results[d->index].available ? d->results[d->index].scale : 1;
   d->why[0] = 0;

@@ -39,17 +39,20 @@ struct cpucycles_decision {
   struct cpucycles_result results[CPUCYCLES_MAX_COUNTERS];
 };
 
-/* Decides for table[0..n-1] under plan.  etc_path and env_value are the
- * persecond overrides (normally "/etc/cpucyclespersecond" and
- * getenv("cpucyclespersecond")).  Never fails. */
+/* Decides for table[0..n-1] under plan.  etc_path and env_name are the
+ * persecond overrides' file and variable (normally
+ * "/etc/cpucyclespersecond" and "cpucyclespersecond"; NULL: none), read
+ * only when the frequency is needed (the verified path of a bare TSC or
+ * cycle register reads neither: a getenv() may run libc code the program
+ * has not run yet, a page fault).  Never fails. */
 void cpucycles_decide(const struct cpucycles_counter *table, int n,
                       const struct cpucycles_plan *plan, const char *etc_path,
-                      const char *env_value, struct cpucycles_decision *d);
+                      const char *env_name, struct cpucycles_decision *d);
 
 /* Fills d->persecond and its report, once (cpucycles_decide leaves them
  * for later when the verified counter does not need them). */
 void cpucycles_decide_persecond(const struct cpucycles_plan *plan, const char *etc_path,
-                                const char *env_value, struct cpucycles_decision *d);
+                                const char *env_name, struct cpucycles_decision *d);
 CPUCYCLES_HIDDEN_END
 
 /* The process's decision and the build's plan live in cpucycles.c. */
