@@ -7,7 +7,9 @@
  * descriptors or resident memory, and no thread-exit handler left pointing
  * into the unloaded code (a thread that read a perf counter exits after
  * the unload).  And a load maps the library's read-only data, so that the
- * first call does not fault on it (/proc/self/pagemap: each page present). */
+ * first call does not fault on it (/proc/self/pagemap: each page present),
+ * and allocates the loading thread's block of its thread-local variables
+ * (dl_iterate_phdr's dlpi_tls_data), so that the first call does not. */
 #include "perf-util.h"
 #include "tap.h"
 #include <fcntl.h>
@@ -65,8 +67,12 @@ static void *read_in_thread(void *arg)
  * many are not in the page tables yet. */
 struct read_only_pages {
   const char *path;
+  int pagemap;            /* 1: count the pages (not under qemu-user) */
   long pages, absent;
   const char *why;
+  int found;              /* the library was among the loaded objects */
+  size_t tls_module;      /* its TLS module (0: none) */
+  void *tls_block;        /* this thread's block of it, or NULL */
 };
 
 static int count_absent_pages(struct dl_phdr_info *info, size_t size, void *arg)
@@ -76,6 +82,10 @@ static int count_absent_pages(struct dl_phdr_info *info, size_t size, void *arg)
   int i, fd;
   (void)size;
   if (!info->dlpi_name || strcmp(info->dlpi_name, p->path) != 0) return 0;
+  p->found = 1;
+  p->tls_module = info->dlpi_tls_modid;
+  p->tls_block = info->dlpi_tls_data;
+  if (!p->pagemap) return 1;
   fd = open("/proc/self/pagemap", O_RDONLY);
   if (fd < 0) {
     p->why = "/proc/self/pagemap cannot be read here";
@@ -149,23 +159,31 @@ int main(int argc, char **argv)
 
   (void)argc;
   perf_util_preload_shim(argv);
-  tap_plan(4);
+  tap_plan(5);
   snprintf(path, sizeof path, "%s/.libs/libcpucycles.so", top ? top : ".");
   {
-    struct read_only_pages ro = {path, 0, 0, 0};
+    struct read_only_pages ro = {path, 1, 0, 0, 0, 0, 0, 0};
     void *h = access(path, R_OK) == 0 ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : 0;
+    const char *tls_why = 0;
+    ro.pagemap = !(getenv("CPUCYCLES_PROBE_RUNNER") && strstr(getenv("CPUCYCLES_PROBE_RUNNER"), "qemu-"));
     if (!h)
-      ro.why = "no shared library in this build";
-    else if (getenv("CPUCYCLES_PROBE_RUNNER") && strstr(getenv("CPUCYCLES_PROBE_RUNNER"), "qemu-"))
-      ro.why = "under qemu-user, /proc/self/pagemap is qemu's";
+      ro.why = tls_why = "no shared library in this build";
     else
       dl_iterate_phdr(count_absent_pages, &ro);
+    if (h && !ro.found) ro.why = tls_why = "the loaded library is not among dl_iterate_phdr's objects";
+    if (!ro.why && !ro.pagemap) ro.why = "under qemu-user, /proc/self/pagemap is qemu's";
     if (!ro.why && ro.pages == 0) ro.why = "no read-only data segment found";
     if (ro.why)
       tap_skip("a load maps the library's read-only data", ro.why);
     else
       tap_ok(ro.absent == 0, "a load maps the library's read-only data: %ld of its %ld pages absent",
              ro.absent, ro.pages);
+    if (!tls_why && ro.tls_module == 0) tls_why = "the library has no thread-local variables";
+    if (tls_why)
+      tap_skip("a load allocates the loading thread's block of the library's thread-local variables", tls_why);
+    else
+      tap_ok(ro.tls_block != 0, "a load allocates the loading thread's block of the library's "
+             "thread-local variables (%s)", ro.tls_block ? "allocated" : "not yet");
     if (h) dlclose(h);
   }
   if (access(path, R_OK) != 0 || cycle(path, &why, 0) != 0) {
