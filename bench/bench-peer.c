@@ -6,8 +6,10 @@
  *
  * loads LIBRARY (dlopen), then times its first read through the data
  * symbol cpucycles (libcpucycles' function pointer, which selects its
- * counter on that first call) and prints one line: "MICROSECONDS VERSION"
- * (its cpucycles_version()), or a reason on stderr and exit 2.  A program
+ * counter on that first call) and prints one line: "MICROSECONDS VERSION
+ * NONZERO LOAD" (its cpucycles_version(), whether the count was nonzero,
+ * and the dlopen()'s microseconds: what a library does at load is not
+ * hidden from the first call's figure), or a reason on stderr and exit 2.  A program
  * of its own, linked with no cpucycles library: both libraries have one
  * soname, and this one may run under another C library's loader (a newer
  * libcpucycles package needs a newer glibc than the build host's). */
@@ -24,14 +26,16 @@ static long long now_ns(void)
 
 int main(int argc, char **argv)
 {
-  long long (**first_read)(void), t0, t1, count;
+  long long (**first_read)(void), t0, t1, count, loading;
   const char *(*version)(void);
   void *library;
   if (argc != 2) {
     fprintf(stderr, "usage: bench-peer LIBRARY\n");
     return 2;
   }
+  loading = now_ns();
   library = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  loading = now_ns() - loading;
   if (!library) {
     fprintf(stderr, "bench-peer: %s\n", dlerror());
     return 2;
@@ -45,6 +49,7 @@ int main(int argc, char **argv)
   t0 = now_ns();
   count = (*first_read)();
   t1 = now_ns();
-  printf("%.2f %s %lld\n", (double)(t1 - t0) / 1e3, version(), count > 0 ? 1LL : 0LL);
+  printf("%.2f %s %lld %.2f\n", (double)(t1 - t0) / 1e3, version(), count > 0 ? 1LL : 0LL,
+         (double)loading / 1e3);
   return 0;
 }

@@ -161,15 +161,19 @@ static void peer_output(const char *self, char *out, size_t size)
  * relocations have written already). */
 static void own_shared(const char *self, double *us)
 {
-  char library[1024], out[256];
+  char library[1024], out[256], version[64];
+  double load[PROCESSES];
   int i, n = 0;
+  long long nonzero;
   beside_self(self, "../.libs/libcpucycles.so.1", library, sizeof library);
   for (i = 0; i < PROCESSES; i++) {
     first_call_of(self, library, 0, 0, out, sizeof out);
-    if (sscanf(out, "%lf", &us[n]) == 1) n++;
+    if (sscanf(out, "%lf %63s %lld %lf", &us[n], version, &nonzero, &load[n]) == 4) n++;
   }
-  if (n == PROCESSES) print_spread("first call, verified, shared lib.", us, n, "us (fresh processes, as the peer's below)");
-  else printf("%-34s not measured (%s: %.*s)\n", "first call, verified, shared lib.", library,
+  if (n == PROCESSES) {
+    print_spread("first call, verified, shared lib.", us, n, "us (fresh processes, as the peer's below)");
+    print_spread("its load (dlopen), shared lib.", load, n, "us (what it maps at load is here)");
+  } else printf("%-34s not measured (%s: %.*s)\n", "first call, verified, shared lib.", library,
               (int)strcspn(out, "\n"), out);
 }
 
@@ -177,13 +181,14 @@ static void own_shared(const char *self, double *us)
  * line and the ratios, or why there is none. */
 static void print_peer(const char *self, const double *shared, const double *reselect)
 {
-  double peer[PROCESSES];
+  double peer[PROCESSES], peer_load[PROCESSES];
   char out[256], version[64] = "", why[256] = "";
   int i, n = 0;
+  long long nonzero;
   for (i = 0; i < PROCESSES; i++) {
-    double us;
+    double us, load;
     peer_output(self, out, sizeof out);
-    if (sscanf(out, "%lf %63s", &us, version) == 2) peer[n++] = us;
+    if (sscanf(out, "%lf %63s %lld %lf", &us, version, &nonzero, &load) == 4) peer_load[n] = load, peer[n++] = us;
     else if (!why[0]) snprintf(why, sizeof why, "%.*s", (int)strcspn(out, "\n"), out);
   }
   if (n == 0) {
@@ -198,6 +203,8 @@ static void print_peer(const char *self, const double *shared, const double *res
   }
   snprintf(out, sizeof out, "libcpucycles %s, first call", version);
   print_spread(out, peer, n, "us (fresh processes: its selection)");
+  snprintf(out, sizeof out, "libcpucycles %s, its load", version);
+  print_spread(out, peer_load, n, "us (dlopen)");
   printf("%-34s %9s %9.3f %9s  ours verified (shared library) / its, medians\n", "", "", shared[PROCESSES / 2] / peer[n / 2], "");
   printf("%-34s %9s %9.3f %9s  ours selecting at run time / its\n", "", "", reselect[PROCESSES / 2] / peer[n / 2], "");
 }
