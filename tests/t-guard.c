@@ -194,6 +194,18 @@ static int child_handler_on_top(void)
   return signo == CPUCYCLES_GUARD_UNAVAILABLE ? 0 : 1;
 }
 
+/* ok when child() returns 0 in a child process (not killed). */
+static void ok_in_child(int (*child)(void), const char *what)
+{
+  pid_t pid = fork();
+  int status = -1;
+  if (pid == 0) _exit(child());
+  waitpid(pid, &status, 0);
+  tap_ok(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s (child: %s %d)", what,
+         WIFEXITED(status) ? "exit" : "killed by signal",
+         WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+}
+
 int main(void)
 {
   pthread_t thread;
@@ -323,27 +335,10 @@ int main(void)
 
   /* 9: a blocked, pending SIGSEGV is not unblocked by the first call's
    * masking, and a guarded call knows it (no call: the fault would kill) */
-  {
-    pid_t pid = fork();
-    int status = -1;
-    if (pid == 0) _exit(child_with_segv_pending());
-    waitpid(pid, &status, 0);
-    tap_ok(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
-           "with SIGSEGV blocked and pending, a guarded call under the first call's masking is not "
-           "made (child: %s %d)", WIFEXITED(status) ? "exit" : "killed by signal",
-           WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-  }
-
+  ok_in_child(child_with_segv_pending, "with SIGSEGV blocked and pending, a guarded call under "
+                                       "the first call's masking is not made");
   /* 10: the harness's entry does not trust the masked region's note */
-  {
-    pid_t pid = fork();
-    int status = -1;
-    if (pid == 0) _exit(child_handler_on_top());
-    waitpid(pid, &status, 0);
-    tap_ok(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
-           "the harness's guarded call, with SIGSEGV blocked on top of the first call's masking, "
-           "is not made (child: %s %d)", WIFEXITED(status) ? "exit" : "killed by signal",
-           WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-  }
+  ok_in_child(child_handler_on_top, "the harness's guarded call, with SIGSEGV blocked on top of "
+                                    "the first call's masking, is not made");
   return tap_done();
 }
