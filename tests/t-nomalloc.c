@@ -10,6 +10,7 @@
 #include "table.h"
 #include "tap.h"
 #include <stddef.h>
+#include <stdlib.h>
 
 #if defined(__SANITIZE_ADDRESS__) || defined(TAP_UNDER_TSAN)
 #define NO_WRAPPERS "the sanitizer replaces malloc() itself"
