@@ -23,6 +23,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -334,11 +335,23 @@ int main(void)
   }
 
   /* 9: a blocked, pending SIGSEGV is not unblocked by the first call's
-   * masking, and a guarded call knows it (no call: the fault would kill) */
-  ok_in_child(child_with_segv_pending, "with SIGSEGV blocked and pending, a guarded call under "
-                                       "the first call's masking is not made");
-  /* 10: the harness's entry does not trust the masked region's note */
-  ok_in_child(child_handler_on_top, "the harness's guarded call, with SIGSEGV blocked on top of "
-                                    "the first call's masking, is not made");
+   * masking, and a guarded call knows it (no call: the fault would kill);
+   * 10: the harness's entry does not trust the masked region's note.
+   * Under qemu-user neither can be seen (the system-emulation tier runs
+   * them on real kernels): its sigpending() does not report a SIGSEGV the
+   * thread sent itself while blocking it, and qemu-i386 gives a static
+   * program another TLS base after a handler returns (case 4's), so the
+   * guard's depth of masking reads -1 from then on. */
+  if (getenv("CPUCYCLES_PROBE_RUNNER") && strstr(getenv("CPUCYCLES_PROBE_RUNNER"), "qemu-")) {
+    tap_skip("a blocked, pending SIGSEGV keeps the first call's guarded call from being made",
+             "qemu-user's sigpending() does not report it");
+    tap_skip("the harness's guarded call inside a masked region reads the mask",
+             "qemu-i386 changes a static program's TLS base after a handler returns");
+  } else {
+    ok_in_child(child_with_segv_pending, "with SIGSEGV blocked and pending, a guarded call under "
+                                         "the first call's masking is not made");
+    ok_in_child(child_handler_on_top, "the harness's guarded call, with SIGSEGV blocked on top of "
+                                      "the first call's masking, is not made");
+  }
   return tap_done();
 }
