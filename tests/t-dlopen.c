@@ -10,6 +10,7 @@
  * first call does not fault on it (/proc/self/pagemap: each page present),
  * and allocates the loading thread's block of its thread-local variables
  * (dl_iterate_phdr's dlpi_tls_data), so that the first call does not. */
+#include "pagemap.h"
 #include "perf-util.h"
 #include "tap.h"
 #include <fcntl.h>
@@ -79,18 +80,13 @@ static int count_absent_pages(struct dl_phdr_info *info, size_t size, void *arg)
 {
   struct read_only_pages *p = arg;
   long page = sysconf(_SC_PAGESIZE);
-  int i, fd;
+  int i;
   (void)size;
   if (!info->dlpi_name || strcmp(info->dlpi_name, p->path) != 0) return 0;
   p->found = 1;
   p->tls_module = info->dlpi_tls_modid;
   p->tls_block = info->dlpi_tls_data;
   if (!p->pagemap) return 1;
-  fd = open("/proc/self/pagemap", O_RDONLY);
-  if (fd < 0) {
-    p->why = "/proc/self/pagemap cannot be read here";
-    return 1;
-  }
   for (i = 0; i < info->dlpi_phnum; i++) {
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
     uintptr_t at, end;
@@ -98,17 +94,15 @@ static int count_absent_pages(struct dl_phdr_info *info, size_t size, void *arg)
     at = (info->dlpi_addr + ph->p_vaddr) / (uintptr_t)page * (uintptr_t)page;
     end = info->dlpi_addr + ph->p_vaddr + ph->p_filesz;
     for (; at < end && p->pages < 16; at += (uintptr_t)page) {
-      uint64_t entry = 0;
-      if (pread(fd, &entry, sizeof entry, (off_t)(at / (uintptr_t)page * sizeof entry)) != sizeof entry) {
-        p->why = "/proc/self/pagemap gives no entry";
-        close(fd);
+      int present = test_page_present((const void *)at);
+      if (present < 0) {
+        p->why = "/proc/self/pagemap cannot be read here";
         return 1;
       }
       p->pages++;
-      p->absent += !(entry >> 63 & 1); /* bit 63: present */
+      p->absent += !present;
     }
   }
-  close(fd);
   return 1;
 }
 
@@ -165,7 +159,7 @@ int main(int argc, char **argv)
     struct read_only_pages ro = {path, 1, 0, 0, 0, 0, 0, 0};
     void *h = access(path, R_OK) == 0 ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : 0;
     const char *tls_why = 0;
-    ro.pagemap = !(getenv("CPUCYCLES_PROBE_RUNNER") && strstr(getenv("CPUCYCLES_PROBE_RUNNER"), "qemu-"));
+    ro.pagemap = !tap_under_qemu_user();
     if (!h)
       ro.why = tls_why = "no shared library in this build";
     else
@@ -216,7 +210,7 @@ int main(int argc, char **argv)
    * cache grows by some 160 KiB a cycle until qemu flushes it (a loop of
    * 1000 faults without loads grows by 0.2 KiB a fault: the guard is not
    * it).  The system-emulation tier runs this check on a real kernel. */
-  if (getenv("CPUCYCLES_PROBE_RUNNER") && strstr(getenv("CPUCYCLES_PROBE_RUNNER"), "qemu-")) {
+  if (tap_under_qemu_user()) {
     tap_skip("resident memory does not grow",
              "under qemu-user, whose resident memory includes its translation cache");
     (void)rss0;

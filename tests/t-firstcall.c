@@ -21,6 +21,7 @@
  * HANG_SECONDS and counts as a failure. */
 #include "cpucycles.h"
 #include "table.h"
+#include "pagemap.h"
 #include "tap.h"
 #include <dirent.h>
 #include <errno.h>
@@ -434,18 +435,6 @@ static int child_after_decision(void)
   return per_thread || first >= parent_count ? 0 : 1;
 }
 
-/* 1 when the page at p is in this process's page tables
- * (/proc/self/pagemap's bit 63), 0 when not, -1 when it cannot be read. */
-static int page_present(const void *p)
-{
-  long page = sysconf(_SC_PAGESIZE);
-  unsigned long long entry = 0;
-  int fd = open("/proc/self/pagemap", O_RDONLY);
-  ssize_t got = fd < 0 ? -1 : pread(fd, &entry, sizeof entry, (off_t)((uintptr_t)p / (uintptr_t)page * sizeof entry));
-  if (fd >= 0) close(fd);
-  return got == (ssize_t)sizeof entry ? (int)(entry >> 63) : -1;
-}
-
 int main(void)
 {
   int i, failures, present;
@@ -453,8 +442,8 @@ int main(void)
   tap_plan(10);
   /* first, before anything here reads or writes it: this program links
    * the library's objects, so its state lies in this program's .bss */
-  present = page_present(&cpucycles_abi_inline_id);
-  if (present < 0 || (getenv("CPUCYCLES_PROBE_RUNNER") && strstr(getenv("CPUCYCLES_PROBE_RUNNER"), "qemu-")))
+  present = test_page_present(&cpucycles_abi_inline_id);
+  if (present < 0 || tap_under_qemu_user())
     tap_skip("the first call's state is mapped at load", present < 0 ? "/proc/self/pagemap cannot be read here" : "under qemu-user, /proc/self/pagemap is qemu's");
   else
     tap_ok(present == 1, "the first call's state is mapped at load (the page of cpucycles_abi_inline_id: %s)",

@@ -11,7 +11,6 @@
 #include "cpucycles-counters.h"
 #include "table.h"
 #include "text.h"
-#include <string.h>
 
 /* A counter whose setup takes descriptors or mappings (has_state 1) gives
  * them back with its release function. */
