@@ -305,7 +305,7 @@ static int case_persecond(void)
 static int monotonic_counts_positive(void)
 {
   static const char *const names[] = {"default-monotonic", "default-monotonic-syscall"};
-  struct cpucycles_setup s = {2600000000LL, 0, 0, 0};
+  struct cpucycles_setup s = {2600000000LL, 0, 0, 0, 0};
   size_t i;
   for (i = 0; i < sizeof names / sizeof names[0]; i++) {
     int index = cpucycles_table_find(names[i]);

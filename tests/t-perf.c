@@ -213,7 +213,7 @@ static void skip_all(const char *why)
 int main(int argc, char **argv)
 {
   const struct cpucycles_counter *c;
-  struct cpucycles_setup s = {2600000000LL, 0, 0, 0};
+  struct cpucycles_setup s = {2600000000LL, 0, 0, 0, 0};
   struct cpucycles_result results[CPUCYCLES_MAX_COUNTERS];
   pthread_t thread;
   long long counted = 0, before, after1, after2;

@@ -39,7 +39,7 @@ static double scale_of(double hz, int timed, long long persecond, double error)
 /* The same with the three timings given. */
 static double scale_timed_at(double hz, long long persecond, double t0, double t1, double t2)
 {
-  struct cpucycles_setup s = {0, 0, 0, 0};
+  struct cpucycles_setup s = {0, 0, 0, 0, 0};
   double timings[3];
   s.persecond = persecond;
   s.nominal_hz = hz;
@@ -66,7 +66,7 @@ int main(void)
   double s;
   const struct cpucycles_counter ns_counter = {"simulated", CPUCYCLES_KIND_SCALED, 0, ns_setup,
                                                ns_read, 0};
-  struct cpucycles_setup none = {2400000000LL, 0, 0, 0};
+  struct cpucycles_setup none = {2400000000LL, 0, 0, 0, 0};
   struct cpucycles_result r;
   int kept;
   tap_plan(23);
@@ -119,7 +119,7 @@ int main(void)
   s = scale_of(0, STATED, 2400000000LL, 0);
   tap_ok(s == 0, "a scaled counter with no known rate is thrown away (got %g)", s);
   {
-    struct cpucycles_setup os = {2596118502LL, 0, 1e9, 0};
+    struct cpucycles_setup os = {2596118502LL, 0, 1e9, 0, 0};
     s = cpucycles_scale_for(CPUCYCLES_KIND_OSCLOCK, &os, 0, 0);
     tap_ok(near(s, 2.596118502), "an OS clock is always kept, scaled exactly (got %g)", s);
   }
@@ -146,7 +146,7 @@ int main(void)
   /* gettimeofday() at the top of the accepted frequencies (100 GHz, 10^5
    * cycles per microsecond): microseconds since 1970 would overflow. */
   {
-    struct cpucycles_setup st = {CPUCYCLES_TOP_PERSECOND, 0, 0, 0};
+    struct cpucycles_setup st = {CPUCYCLES_TOP_PERSECOND, 0, 0, 0, 0};
     struct timespec ms = {0, 1000000};
     unsigned long long q;
     long long a, b;

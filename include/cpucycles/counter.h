@@ -116,6 +116,8 @@ struct cpucycles_setup {
   double nominal_hz;   /* out: ticks per second of a scaled counter, else 0 */
   int rate_timed;      /* out: 1 when nominal_hz was timed (the OS states
                           no rate), else 0 */
+  int defer_open;      /* in: 1 in a fork's child: a per-thread perf event
+                          opens at its thread's first read, not now */
 };
 
 /* The state the 32-bit counters' extension keeps (extend32.h's anchor and

@@ -69,10 +69,18 @@ CPUCYCLES_COLD void cpucycles_table_after_fork(int chosen, long long persecond)
 #endif
   if (chosen < 0 || chosen >= cpucycles_table_size || !cpucycles_table[chosen].release) return;
   /* Set the chosen counter up again in the child (amd64-pmcff's RDPMC is
-   * allowed only while the process has an event mapped). */
+   * allowed only while the process has an event mapped).  A per-thread
+   * event waits for the child's first read: a child that execs at once
+   * (fork, then exec) then opens none.  On riscv, an exec that unmaps the
+   * page of an event on the cycle counter takes RDCYCLE away on every CPU
+   * the child ran on, from other processes' threads reading it there
+   * (t-grant 5: a reader on the other CPU died of SIGILL in 7 runs of 7
+   * while children of a process that read riscv64-perfrdcycle forked and
+   * exec'd beside it). */
   s.persecond = persecond;
   s.reason = 0;
   s.nominal_hz = 0;
   s.rate_timed = 0;
+  s.defer_open = 1;
   cpucycles_table[chosen].setup(&s);
 }

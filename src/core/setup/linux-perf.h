@@ -411,7 +411,8 @@ CPUCYCLES_COLD static inline void cpucycles_perf_thread_exit(void *arg)
 }
 
 /* Setup of a counter with per-thread events: the calling thread's event
- * now, the others' on their first read.  A thread whose event is already
+ * now (in a fork's child, s->defer_open: on its first read too), the
+ * others' on their first read.  A thread whose event is already
  * open keeps it (a second setup, as cpucycles_tracesetup() or a selection
  * makes after the first call, must not open another over the same record:
  * the first would leak, still counting, and the record would be linked
@@ -430,7 +431,7 @@ static inline int cpucycles_perf_setup_per_thread(struct cpucycles_perf_event *e
     }
     state->per_thread = 1;
   }
-  if (e->open) return 0;
+  if (e->open || s->defer_open) return 0;
   e->failed = 0;
   return cpucycles_perf_open(e, config, &s->reason);
 }
