@@ -431,8 +431,9 @@ static inline int cpucycles_perf_setup_per_thread(struct cpucycles_perf_event *e
     }
     state->per_thread = 1;
   }
-  if (e->open || s->defer_open) return 0;
+  if (e->open) return 0;
   e->failed = 0;
+  if (s->defer_open) return 0; /* at the thread's first read */
   return cpucycles_perf_open(e, config, &s->reason);
 }
 
