@@ -79,9 +79,9 @@ CPUCYCLES_COLD static const char *verify_build_counter(const struct cpucycles_co
   if (r->scale > plan->build_scale * (1 + SCALE_SLACK) ||
       r->scale < plan->build_scale * (1 - SCALE_SLACK)) {
     cpucycles_text_format(d->why, sizeof d->why, "%s: cycles per tick is ", c->name);
-    cpucycles_text_add_fixed3(d->why, sizeof d->why, r->scale);
+    cpucycles_text_add_fixed(d->why, sizeof d->why, r->scale, 3);
     cpucycles_text_format(d->why, sizeof d->why, " here (persecond %lld), ", d->persecond);
-    cpucycles_text_add_fixed3(d->why, sizeof d->why, plan->build_scale);
+    cpucycles_text_add_fixed(d->why, sizeof d->why, plan->build_scale, 3);
     cpucycles_text_add_str(d->why, sizeof d->why, " at build time");
     return d->why;
   }

@@ -19,10 +19,31 @@
 #include "table.h"
 #include "library.h"
 #include "cpucycles-config.h" /* CPUCYCLES_SELECTION_RULE */
+#include "text.h"
+#include <errno.h>
 #include <pthread.h>
-#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 long long (*cpucycles)(void) = cpucycles_function;
+
+/* One line of the trace on standard output, text then a newline, in one
+ * write() (another thread's output never splits it), again where a
+ * signal or a full pipe cut it short; errno kept.  Not stdio: the lines
+ * may be printed by a first call in a signal handler, on top of the
+ * program's malloc() (stdio's first write allocates its buffer) or of its
+ * own printf(). */
+CPUCYCLES_COLD static void trace_write_line(char *text, size_t size)
+{
+  size_t n = strlen(text), done = 0;
+  ssize_t w;
+  int saved_errno = errno;
+  if (n + 1 >= size) n = size - 2;
+  text[n++] = '\n';
+  while (done < n && ((w = write(1, text + done, n - done)) > 0 || (w < 0 && errno == EINTR)))
+    if (w > 0) done += (size_t)w;
+  errno = saved_errno;
+}
 
 /* libcpucycles' lines, "cpucycles tracesetup N NAME precision P scaling S
  * only32 B" (precision 0 means, as libcpucycles documents it, "does not
@@ -33,17 +54,19 @@ long long (*cpucycles)(void) = cpucycles_function;
  * alone reaches an earlier score): here they are measured too, so that a
  * working counter never says 0.  only32 is always 0: our 32-bit
  * counters are extended to 64 bits before anyone sees them.  On standard
- * output, as libcpucycles prints them, so that its cpucycles-info's output
- * keeps its shape. */
+ * output, as libcpucycles prints them (so that its cpucycles-info's
+ * output keeps its shape), but written at once, each line whole: what the
+ * program printed through stdio and has not flushed comes after them. */
 CPUCYCLES_COLD void cpucycles_trace_print(void)
 {
   struct cpucycles_result results[CPUCYCLES_MAX_COUNTERS];
   const struct cpucycles_decision *d = cpucycles_decision();
+  char line[sizeof d->why + 32];
   int i, n = cpucycles_table_size < CPUCYCLES_MAX_COUNTERS ? cpucycles_table_size
                                                           : CPUCYCLES_MAX_COUNTERS;
   int cancel_state;
-  /* Its measurements and its printf() are not where the thread is
-   * cancelled: no unwind tables here (configure.ac). */
+  /* Its measurements are not where the thread is cancelled: no unwind
+   * tables here (configure.ac). */
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
   cpucycles_select(cpucycles_table, n, d->persecond, d->index, results);
   for (i = 0; i < n; i++)
@@ -51,14 +74,20 @@ CPUCYCLES_COLD void cpucycles_trace_print(void)
       cpucycles_measure(&cpucycles_table[i], d->persecond, &results[i]);
   cpucycles_table_release_others(d->index, 0);
   /* "precision" is the rule's score, as libcpucycles' is: under rule
-   * 20260901 with its 10 for each working counter before this one */
-  for (i = 0; i < n; i++)
-    printf("cpucycles tracesetup %d %s precision %lld scaling %f only32 0\n", i,
-           cpucycles_table[i].name,
-           results[i].available ? cpucycles_rule_score(CPUCYCLES_SELECTION_RULE, results, i) : 0LL,
-           results[i].available ? results[i].scale : 0.0);
-  printf("cpucycles verdict %s\n", d->why);
-  fflush(stdout);
+   * 20260901 with its 10 for each working counter before this one;
+   * "scaling" with printf's %f's six decimals */
+  for (i = 0; i < n; i++) {
+    line[0] = 0;
+    cpucycles_text_format(line, sizeof line, "cpucycles tracesetup %u %s precision %lld scaling ",
+                          (unsigned)i, cpucycles_table[i].name,
+                          results[i].available ? cpucycles_rule_score(CPUCYCLES_SELECTION_RULE, results, i) : 0LL);
+    cpucycles_text_add_fixed(line, sizeof line, results[i].available ? results[i].scale : 0.0, 6);
+    cpucycles_text_add_str(line, sizeof line, " only32 0");
+    trace_write_line(line, sizeof line);
+  }
+  line[0] = 0;
+  cpucycles_text_format(line, sizeof line, "cpucycles verdict %s", d->why);
+  trace_write_line(line, sizeof line);
   pthread_setcancelstate(cancel_state, 0);
 }
 

@@ -65,9 +65,10 @@ CPUCYCLES_UTIL_FN void cpucycles_text_add(char *buf, size_t size, const char *s,
 CPUCYCLES_UTIL_FN void cpucycles_text_add_str(char *buf, size_t size, const char *s);
 /* n in decimal. */
 CPUCYCLES_UTIL_FN void cpucycles_text_add_number(char *buf, size_t size, long long n);
-/* x >= 0 with three decimals, as printf's %.3f ("41.538", enough for
- * cycles per tick; a negative x is written as 0.000). */
-CPUCYCLES_UTIL_FN void cpucycles_text_add_fixed3(char *buf, size_t size, double x);
+/* x >= 0 with 1 to 9 decimals, as printf's %.3f with 3 ("41.538", enough
+ * for cycles per tick) or %f with 6 (libcpucycles' trace lines); a
+ * negative x is written as 0.000, x at most 9e9. */
+CPUCYCLES_UTIL_FN void cpucycles_text_add_fixed(char *buf, size_t size, double x, int decimals);
 /* fmt with these conversions of printf's, and no others, each appended as
  * above:
  *   %s     a string
@@ -77,7 +78,7 @@ CPUCYCLES_UTIL_FN void cpucycles_text_add_fixed3(char *buf, size_t size, double 
  *   %08x   an unsigned int in 8 hexadecimal digits (write "0x%08x")
  *   %%     a '%'
  * (No %f: a variadic function that takes a double saves every vector
- * register on entry; cpucycles_text_add_fixed3() appends one.) */
+ * register on entry; cpucycles_text_add_fixed() appends one.) */
 CPUCYCLES_UTIL_FN void cpucycles_text_format(char *buf, size_t size, const char *fmt, ...)
     CPUCYCLES_UTIL_PRINTF(3, 4);
 
@@ -109,15 +110,17 @@ CPUCYCLES_UTIL_FN void cpucycles_text_add_number(char *buf, size_t size, long lo
   cpucycles_text_add(buf, size, digits + i, sizeof digits - i);
 }
 
-CPUCYCLES_UTIL_FN void cpucycles_text_add_fixed3(char *buf, size_t size, double x)
+CPUCYCLES_UTIL_FN void cpucycles_text_add_fixed(char *buf, size_t size, double x, int decimals)
 {
-  char digits[4];
-  long long n = x < 0 ? 0 : (long long)(x * 1000 + 0.5);
+  char digits[10];
+  long long one = 1, n;
   int i;
-  cpucycles_text_add_number(buf, size, n / 1000);
+  for (i = 0; i < decimals; i++) one *= 10;
+  n = x < 0 ? 0 : (long long)(x * (double)one + 0.5);
+  cpucycles_text_add_number(buf, size, n / one);
   digits[0] = '.';
-  for (i = 3; i > 0; i--, n /= 10) digits[i] = (char)('0' + n % 10);
-  cpucycles_text_add(buf, size, digits, 4);
+  for (i = decimals; i > 0; i--, n /= 10) digits[i] = (char)('0' + n % 10);
+  cpucycles_text_add(buf, size, digits, (size_t)decimals + 1);
 }
 
 CPUCYCLES_UTIL_FN void cpucycles_text_format(char *buf, size_t size, const char *fmt, ...)
