@@ -31,7 +31,7 @@ out=$(mktemp "${TMPDIR:-/tmp}/cpucycles-info.XXXXXX") || exit 1
 err=$out.err
 trap 'rm -f "$out" "$err" "$out.text"' EXIT
 
-echo "1..109"
+echo "1..111"
 if $info >"$out" 2>"$err" && grep -q '^cpucycles version ' "$out" && grep -q '^cpucycles implementation' "$out"; then
   ok "cpucycles-info prints its report and exits 0"
 else
@@ -47,6 +47,40 @@ if cpucyclespersecond=abc $info >"$out" 2>"$err" && grep -q '^cpucycles persecon
 else
   notok "a bad cpucyclespersecond is never used"; sed 's/^/# /' "$out" "$err"
 fi
+# A good variable that an earlier source makes unneeded is not used, and
+# the report says so (a line, and --json's persecond_unused).
+if cpucyclespersecond=1234567890 $info >"$out" 2>"$err" &&
+   ! grep -qx 'cpucycles persecond 1234567890' "$out" &&
+   grep -q '^cpucycles persecond unused: environment variable cpucyclespersecond: not needed: ' "$out" &&
+   cpucyclespersecond=1234567890 $info --json 2>"$err" | grep -q '^  "persecond_unused": "environment variable cpucyclespersecond: not needed: '; then
+  ok "cpucyclespersecond=1234567890 where $(sed -n 's/^cpucycles persecond source: //p' "$out") answers: not used, and said: $(sed -n 's/^cpucycles persecond unused: //p' "$out" | cut -c1-80)..."
+else
+  notok "cpucyclespersecond=1234567890 where another source answers: not used, and said"; sed 's/^/# /' "$out" "$err"
+fi
+# Where nothing else answers, it is used: another x86 CPU (qemu-x86_64
+# -cpu qemu64: no build figure, no CPUID rate) with an empty /proc/cpuinfo
+# and no cpufreq or tsc_freq_khz (a mount namespace of its own).
+nothing_answers() {
+  unshare -rm sh -c ': >"$0" && mount --bind "$0" /proc/cpuinfo && mount -t tmpfs none /sys/devices/system/cpu && exec "$@"' \
+    "$out.empty" "$top_builddir/libtool" --mode=execute qemu-x86_64 -cpu qemu64 "$top_builddir/cpucycles-info" "$@"
+}
+if [ -n "${CPUCYCLES_PROBE_RUNNER:-}" ]; then
+  ok "cpucyclespersecond where nothing else answers # SKIP runs through a probe runner"
+elif ! command -v qemu-x86_64 >/dev/null 2>&1 || ! $info 2>/dev/null | grep -q '^  amd64-tsc '; then
+  ok "cpucyclespersecond where nothing else answers # SKIP needs qemu-x86_64 and an x86-64 build"
+elif case " ${CFLAGS:-} " in *-fsanitize*|*" -march="*) true ;; *) false ;; esac; then
+  ok "cpucyclespersecond where nothing else answers # SKIP a sanitizer or -march= build (it does not run under qemu-user)"
+elif ! command -v unshare >/dev/null 2>&1 || ! unshare -rm sh -c 'mount -t tmpfs none /sys/devices/system/cpu' >/dev/null 2>&1; then
+  ok "cpucyclespersecond where nothing else answers # SKIP no right to unshare a mount namespace"
+elif cpucyclespersecond=1234567890 nothing_answers >"$out" 2>"$err" &&
+     grep -qx 'cpucycles persecond 1234567890' "$out" &&
+     grep -qx 'cpucycles persecond source: environment variable cpucyclespersecond' "$out" &&
+     ! grep -q '^cpucycles persecond unused' "$out"; then
+  ok "cpucyclespersecond=1234567890 on another CPU with an empty /proc/cpuinfo: used ($(grep -x 'cpucycles persecond [0-9]*' "$out"), from the environment variable)"
+else
+  notok "cpucyclespersecond=1234567890 where nothing else answers: used"; sed 's/^/# /' "$out" "$err"
+fi
+rm -f "$out.empty"
 if [ -w /dev/full ]; then
   $info >/dev/full 2>"$err"; status=$?
   if [ "$status" -ne 0 ] && grep -q 'cpucycles-info: cannot write' "$err"; then
@@ -181,7 +215,7 @@ if command -v python3 >/dev/null 2>&1; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 want = ["version", "implementation", "implementation_kind", "persecond", "persecond_source",
-        "persecond_ignored", "selection_rule", "build_counters", "build_chose", "build_fingerprint",
+        "persecond_ignored", "persecond_unused", "selection_rule", "build_counters", "build_chose", "build_fingerprint",
         "host_fingerprint", "host_matches", "build_counter_verified", "verdict", "inline",
         "runtime_counters", "deltas_median", "deltas_count", "unit", "unit_note", "step",
         "deltas_iqm", "deltas_offsets", "observed_persecond_low", "observed_persecond_high",

@@ -279,7 +279,7 @@ int main(void)
   scratch = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : ".";
   snprintf(etc_path, sizeof etc_path, "%s/t-persecond-%ld.tmp", scratch, (long)getpid());
   snprintf(other_path, sizeof other_path, "%s/t-persecond-%ld.other", scratch, (long)getpid());
-  tap_plan(30 + 2 * NINVALID);
+  tap_plan(32 + 2 * NINVALID);
   check_locale();
   /* /proc/cpuinfo's value starts with a blank after the colon */
   tap_ok(cpucycles_parse_cpuinfo_mhz("cpu MHz\t\t: 2599.998") == 2599998000LL,
@@ -337,6 +337,16 @@ int main(void)
   tap_diag("report: %s", r.problems);
   tap_ok(strstr(r.problems, "garbage") != 0 && strstr(r.problems, "not a number") != 0,
          "the report quotes the value and says what is wrong");
+  /* echo writes a newline after the value: it is not shown as '?' (a
+   * control character inside the value still is) */
+  write_etc("1\n");
+  cpucycles_persecond_resolve_with(etc_path, 0, 0, host_silent, &r);
+  tap_diag("report: %s", r.problems);
+  tap_ok(strstr(r.problems, "'1': ") != 0, "a file written by echo is quoted without its newline");
+  write_etc("1\t2\n");
+  cpucycles_persecond_resolve_with(etc_path, 0, 0, host_silent, &r);
+  tap_diag("report: %s", r.problems);
+  tap_ok(strstr(r.problems, "'1?2': ") != 0, "a tab inside the value is still quoted as '?'");
   hz = cpucycles_persecond_resolve(0, 0, 0, &r);
   tap_ok(hz >= CPUCYCLES_PERSECOND_MIN && hz <= CPUCYCLES_PERSECOND_MAX,
          "with no overrides the result is in range (%lld from %s)", hz, r.source);

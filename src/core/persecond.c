@@ -177,6 +177,9 @@ CPUCYCLES_COLD static void cpucycles_persecond_note(struct cpucycles_persecond_r
                                                     const char *why)
 {
   const char *separator = r->problems[0] ? "; " : "";
+  /* a file written by echo ends in a newline, which is not the value's
+   * (other control characters stay '?', as in every message) */
+  while (value && len > 0 && value[len - 1] == '\n') len--;
   if (value)
     cpucycles_text_format(r->problems, sizeof r->problems, "%s%s '%.*s': %s", separator, what,
                           (int)(len < 40 ? len : 40), value, why);

@@ -346,6 +346,27 @@ static const char *unit_note(int unit)
   }
 }
 
+/* The cpucyclespersecond variable, set but not used: libcpucycles' order
+ * puts it last, after the file, the configure-time figure of this host and
+ * every mechanism of the operating system, so that a frequency the system
+ * states is never overridden by one typed by hand.  NULL when it is not
+ * set, was used, or was skipped as a bad value (or in a privileged
+ * process): the "ignored" line says that.  Its value is not shown (in a
+ * privileged process it is the caller's text). */
+static const char *persecond_unused(const struct cpucycles_decision *d)
+{
+  static char why[256];
+  const char *name = "environment variable cpucyclespersecond";
+  if (!getenv("cpucyclespersecond") || !strcmp(d->persecond_report.source, name) ||
+      strstr(d->persecond_report.problems, name))
+    return NULL;
+  snprintf(why, sizeof why,
+           "%s: not needed: %s answered first (the variable is used only when no operating "
+           "system mechanism answers: FREQUENCY in cpucycles(3))",
+           name, d->persecond_report.source);
+  return why;
+}
+
 static int report_text(const struct cpucycles_decision *d)
 {
   struct deltas m;
@@ -386,6 +407,7 @@ static int report_text(const struct cpucycles_decision *d)
   printf("cpucycles persecond source: %s\n", d->persecond_report.source);
   if (d->persecond_report.problems[0])
     printf("cpucycles persecond ignored: %s\n", d->persecond_report.problems);
+  if (persecond_unused(d)) printf("cpucycles persecond unused: %s\n", persecond_unused(d));
 
   measure_deltas(&m);
   printf("cpucycles deltas:");
@@ -506,6 +528,7 @@ static int report_json(const struct cpucycles_decision *d)
   json_key("persecond", 0), printf("%lld", persecond);
   json_key("persecond_source", 0), json_string(d->persecond_report.source);
   json_key("persecond_ignored", 0), json_string(d->persecond_report.problems);
+  json_key("persecond_unused", 0), json_string(persecond_unused(d));
   json_key("selection_rule", 0), printf("%d", CPUCYCLES_SELECTION_RULE);
   json_key("build_counters", 0), json_build_table();
   json_key("build_chose", 0), json_string(CPUCYCLES_CHOSEN[0] ? CPUCYCLES_CHOSEN : NULL);
