@@ -21,10 +21,20 @@
  *   -DSPIKE=K     benchmark() does K times its work in the 4th process of
  *                 every 10 that load it (the same count): one execution of
  *                 ten disturbed, as a busy neighbour does, unflagged
+ *   -DSIBLING_DLOPEN  benchmark()'s work is that of plug.so beside it,
+ *                 opened by dlopen("$ORIGIN/plug.so") at its first call, as
+ *                 plugin loaders do (plug.so: a -DWORK_LIBRARY=K build)
+ *   -DSIBLING_FILE    benchmark() does its work times the number in
+ *                 factor.txt beside it, found through its own path
+ *                 (dladdr()) by a constructor; abort() when it is missing
  * The work is done by compare_fixture_work(), exported and called through
  * the PLT: were two builds with one soname loaded into one namespace, the
  * second's benchmark() would bind to the first's work (same cost), and NEW
  * at 3 times OLD's work would measure as OLD. */
+#if defined(SIBLING_DLOPEN) || defined(SIBLING_FILE)
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
+#endif
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +78,20 @@ __attribute__((constructor)) static void alternate(void)
   work_factor = loads % 10 == 3 ? SPIKE : 1;
 #endif
 }
+#elif defined(SIBLING_FILE)
+static long work_factor = 1;
+__attribute__((constructor)) static void factor_beside(void)
+{
+  Dl_info info;
+  char path[4096];
+  const char *slash;
+  FILE *f;
+  if (!dladdr((void *)factor_beside, &info) || !info.dli_fname || !(slash = strrchr(info.dli_fname, '/')))
+    abort();
+  snprintf(path, sizeof path, "%.*s/factor.txt", (int)(slash - info.dli_fname), info.dli_fname);
+  if (!(f = fopen(path, "r")) || fscanf(f, "%ld", &work_factor) != 1) abort();
+  fclose(f);
+}
 #else
 #define work_factor 1
 #endif
@@ -106,7 +130,17 @@ void benchmark(void *arg)
 #endif
   }
 #endif
+#if defined(SIBLING_DLOPEN)
+  static void (*plug_work)(long);
+  if (!plug_work) {
+    void *plug = dlopen("$ORIGIN/plug.so", RTLD_NOW | RTLD_LOCAL), *fn;
+    if (!plug || !(fn = dlsym(plug, "compare_fixture_work"))) abort();
+    memcpy(&plug_work, &fn, sizeof fn);
+  }
+  plug_work(WORK);
+#else
   compare_fixture_work(WORK * work_factor);
+#endif
 }
 
 void other(void *arg);

@@ -39,8 +39,10 @@
  *   execution.c  the internal mode: loads both builds, finds the symbols,
  *                measures, reports each step and result a line at a time
  *   load.c       the builds' files: the parent's check, and loading each
- *                (a copy in a memfd, moved with elf-shift.c, its $ORIGIN
- *                dependencies, dlmopen, its own symbols)
+ *                (a fresh copy, moved with elf-shift.c, dlmopen, its own
+ *                symbols)
+ *   mirror.c     where the copies go: a directory that mirrors each
+ *                build's, so that a copy finds what the build finds
  *   combine.c    the executions combined: the random-effects statistics
  *   report.c     the text and JSON output, and the messages
  *   compare-tool.h  what they share */
@@ -52,7 +54,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -215,10 +216,34 @@ static int parse_options(int argc, char **argv, struct options *o)
   return -1;
 }
 
+/* Where each build's copy goes in the executions (mirror.c: a directory
+ * of the run's own, root, which mirrors the build's), or why none is made
+ * (then the file itself is loaded, and the output says why). */
+static void place_copies(struct options *o, char *root, size_t size)
+{
+  char why[300];
+  int j;
+  if (!o->copy) {
+    snprintf(o->copies[0], sizeof o->copies[0], "--no-copy");
+    snprintf(o->copies[1], sizeof o->copies[1], "--no-copy");
+    return;
+  }
+  if (mirror_root(root, size, why, sizeof why) != 0) {
+    root[0] = 0;
+    snprintf(o->copies[0], sizeof o->copies[0], "%s", why);
+    snprintf(o->copies[1], sizeof o->copies[1], "%s", why);
+    return;
+  }
+  for (j = 0; j < 2; j++)
+    if (mirror_make(root, j ? "new" : "old", build_path(o, j), o->copies[j], sizeof o->copies[j], why,
+                    sizeof why) != 0)
+      snprintf(o->copies[j], sizeof o->copies[j], "%s", why);
+}
+
 /* What the executions need, checked before the first: both files
- * loadable in principle, this program's own file, /proc/self/fd for the
- * copies, the signals' handlers.  0, or 2 with a message. */
-static int ready(const struct options *o, const char *argv0, struct self *self)
+ * loadable in principle, this program's own file, the signals' handlers,
+ * where the copies go.  0, or 2 with a message. */
+static int ready(struct options *o, const char *argv0, struct self *self, char *root, size_t size)
 {
   char why[300];
   if (check_file("OLD", o->old_path) || check_file("NEW", o->new_path)) return 2;
@@ -226,18 +251,12 @@ static int ready(const struct options *o, const char *argv0, struct self *self)
     complain("%s", why);
     return 2;
   }
-#if defined(MFD_CLOEXEC)
-  /* the executions load their fresh copies by their /proc/self/fd names */
-  if (o->copy && access("/proc/self/fd", X_OK) != 0) {
-    complain("the fresh copies of OLD and NEW are loaded through /proc/self/fd, which cannot be "
-             "read here (%s): mount /proc, or give --no-copy", strerror(errno));
-    return 2;
-  }
-#endif
-  if (catch_signals() != 0) {
+  root[0] = 0;
+  if (catch_signals(root) != 0) {
     complain("signals: %s", strerror(errno));
     return 2;
   }
+  place_copies(o, root, size);
   return 0;
 }
 
@@ -262,7 +281,8 @@ static int print_result(const struct options *o, struct outcome *runs)
 int main(int argc, char **argv)
 {
   static struct self self; /* (large) */
-  struct options o;
+  static struct options o;  /* (large) */
+  char root[4096];
   struct outcome *runs;
   long e;
   int status;
@@ -274,7 +294,11 @@ int main(int argc, char **argv)
   }
   if (argc >= 2 && !strcmp(argv[1], INTERNAL)) return execution(argc, argv);
   if ((status = parse_options(argc, argv, &o)) >= 0) return status;
-  if (ready(&o, argv[0], &self) != 0) return 2;
+  root[0] = 0;
+  if (ready(&o, argv[0], &self, root, sizeof root) != 0) {
+    mirror_remove(root);
+    return 2;
+  }
 
   runs = calloc((size_t)o.executions, sizeof *runs);
   if (!runs) return bad("out of memory", 0, "the executions' results");
@@ -287,5 +311,6 @@ int main(int argc, char **argv)
   if (status == 0 && (status = run_executions(&o, &self, runs)) == 0) status = print_result(&o, runs);
   for (e = 0; e < o.executions; e++) free(runs[e].m);
   free(runs);
+  mirror_remove(root);
   return status;
 }

@@ -10,10 +10,7 @@
  * 4096 + offset bytes longer than it plus its program headers, which its
  * new ELF header points at, past the moved bytes; each loaded segment's
  * offset stays congruent to its address modulo a page, and none lies
- * beyond the copy.  The same bytes go to cpucycles_elf_needs() (the
- * dependencies and search path of a build read from its file): it
- * refuses with such a reason, or each string it gives lies in the input,
- * ended there. */
+ * beyond the copy. */
 #include "compare/elf-shift.c"
 
 static void check_reason(const char *why)
@@ -22,27 +19,6 @@ static void check_reason(const char *why)
   if (!why || !*why) abort();
   for (p = why; *p; p++)
     if ((unsigned char)*p < 0x20 || *p == 0x7f) abort();
-}
-
-/* s points into data, and its terminating zero too */
-static void check_within(const char *s, const uint8_t *data, size_t size)
-{
-  const uint8_t *p = (const uint8_t *)s;
-  if (!s || p < data || p >= data + size || !memchr(p, 0, size - (size_t)(p - data))) abort();
-}
-
-static void check_needs(const uint8_t *data, size_t size)
-{
-  struct cpucycles_elf_needs needs;
-  const char *why = 0;
-  int i;
-  if (cpucycles_elf_needs(data, size, &needs, &why) != 0) {
-    check_reason(why);
-    return;
-  }
-  if (needs.nneeded < 0 || needs.nneeded > CPUCYCLES_ELF_MAX_NEEDED) abort();
-  for (i = 0; i < needs.nneeded; i++) check_within(needs.needed[i], data, size);
-  if (needs.search) check_within(needs.search, data, size);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -54,7 +30,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   size_t out_size;
   Elf64_Ehdr eh;
   int i;
-  check_needs(data, size);
   if (!step) {
     check_reason(why);
     return 0;

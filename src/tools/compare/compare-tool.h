@@ -52,6 +52,9 @@ struct options {
   long executions;
   double seconds, tolerance, timeout;
   int json, progress, copy;
+  /* where each build's copy goes in each execution (mirror.c), or why
+   * none is made */
+  char copies[2][4096 + 256];
 };
 
 static inline const char *build_path(const struct options *o, int new)
@@ -66,8 +69,6 @@ struct outcome {
   long offset[2];     /* OLD's and NEW's code offset within its pages, or -1 */
   unsigned long step[2]; /* the steps those offsets were drawn in */
   char why[2][200];   /* why not moved, when -1 */
-  int origin_deps[2]; /* the libraries a copy found through $ORIGIN,
-                         loaded as they are */
 };
 
 /* One symbol, its executions combined (combine.c). */
@@ -119,19 +120,30 @@ void say(const char *format, ...) __attribute__((format(printf, 1, 2)));
  * message. */
 int check_file(const char *label, const char *path);
 /* In an execution: the build loaded, or the execution ended with a
- * message; *fd_out is its copy's descriptor or -1, to be closed once both
- * are loaded. */
-void *load_build(const char *label, const char *path, int copy, int *fd_out, unsigned long long *seed);
+ * message; copy is where its copy goes (mirror.c), or why none is made. */
+void *load_build(const char *label, const char *path, const char *copy, unsigned long long *seed);
 /* Whether p, which dlsym() found for handle, is the build's own. */
 int defined_by(void *handle, void *p, const char **elsewhere);
 /* 1 when p lies in memory that may not be executed (data, not callable). */
 int is_data(void *p);
 
+/* ---- mirror.c: where a build's copy goes ---- */
+
+/* A fresh directory for the run's mirrors: 0, or -1 with why. */
+int mirror_root(char *root, size_t size, char *why, size_t why_size);
+/* The mirror of path's directory under root/label, and where the copy
+ * goes in copy: 0, or -1 with why. */
+int mirror_make(const char *root, const char *label, const char *path, char *copy, size_t size, char *why,
+                size_t why_size);
+/* root and everything in it (links, never what they lead to). */
+void mirror_remove(const char *root);
+
 /* ---- driver.c: the parent's side ---- */
 
 int find_self(const char *argv0, struct self *self, char *why, size_t size);
-/* 0, or -1 with errno */
-int catch_signals(void);
+/* 0, or -1 with errno; root (the copies' directory, or "") is removed
+ * when a signal ends the run */
+int catch_signals(const char *root);
 /* Every execution in turn, runs[e] filled: 0, or 2 with a message. */
 int run_executions(const struct options *o, const struct self *self, struct outcome *runs);
 

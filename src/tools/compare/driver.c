@@ -131,10 +131,12 @@ static void on_child(int sig)
 
 /* SIGTERM, SIGINT, SIGHUP: the execution killed (a hung benchmark would
  * run for ever), then this process ended by the same signal */
+static const char *mirrors; /* the copies' directory, removed at the end */
 static void on_end(int sig)
 {
   sigset_t set;
   if (running > 0) kill((pid_t)running, SIGKILL);
+  mirror_remove(mirrors);
   signal(sig, SIG_DFL);
   sigemptyset(&set);
   sigaddset(&set, sig);
@@ -145,13 +147,15 @@ static void on_end(int sig)
 
 static const int ending_signals[] = {SIGTERM, SIGINT, SIGHUP};
 
-/* 0, or -1 with errno */
-int catch_signals(void)
+/* 0, or -1 with errno; root (the copies' directory, or "") is removed
+ * when a signal ends the run */
+int catch_signals(const char *root)
 {
   struct sigaction sa, old;
   sigset_t set;
   size_t i;
   int k;
+  mirrors = root;
   if (pipe(wake) != 0) return -1;
   for (k = 0; k < 2; k++)
     if (fcntl(wake[k], F_SETFD, FD_CLOEXEC) != 0 || fcntl(wake[k], F_SETFL, O_NONBLOCK) != 0)
@@ -247,11 +251,6 @@ static void take_lines(const struct options *o, struct outcome *out, struct repo
         keep(out->why[j], sizeof out->why[j], line + 14 + (line[15] == ' ' ? 2 : 1));
       else if (sscanf(line + 14, "%ld %lu", &out->offset[j], &out->step[j]) != 2)
         out->offset[j] = -1;
-    } else if (!strncmp(line, "dependencies ", 13)) {
-      char who[4];
-      int deps;
-      if (sscanf(line + 13, "%3s %d", who, &deps) == 2 && deps >= 0 && deps <= 1000)
-        out->origin_deps[!strcmp(who, "NEW")] = deps;
     } else if (!strcmp(line, "done")) {
       r->done = 1;
       keep(r->step, sizeof r->step, "done");
@@ -265,8 +264,8 @@ static void take_lines(const struct options *o, struct outcome *out, struct repo
 /* How one execution is started: its command line (execution.c's argv)
  * and its environment. */
 struct invocation {
-  char fd[24], index[24], stack[24], copy[4], seconds[32]; /* arguments' text */
-  char *args[10 + MAX_SYMBOLS + 1];
+  char fd[24], index[24], stack[24], seconds[32]; /* arguments' text */
+  char *args[11 + MAX_SYMBOLS + 1]; /* the loader, this program, 9 arguments, the symbols */
   char **env, *pad;
 };
 
@@ -297,7 +296,6 @@ static void command_line(struct invocation *v, const struct options *o, const st
   snprintf(v->fd, sizeof v->fd, "%d", report_fd);
   snprintf(v->index, sizeof v->index, "%ld", index);
   snprintf(v->stack, sizeof v->stack, "%ld", stack);
-  snprintf(v->copy, sizeof v->copy, "%d", o->copy);
   snprintf(v->seconds, sizeof v->seconds, "%.17g", o->seconds);
   /* through the loader when this was started so: ld.so PROGRAM ARGS */
   if (self->loader[0]) v->args[nargs++] = (char *)self->loader;
@@ -306,8 +304,9 @@ static void command_line(struct invocation *v, const struct options *o, const st
   v->args[nargs++] = v->fd;
   v->args[nargs++] = v->index;
   v->args[nargs++] = v->stack;
-  v->args[nargs++] = v->copy;
   v->args[nargs++] = v->seconds;
+  v->args[nargs++] = (char *)o->copies[0];
+  v->args[nargs++] = (char *)o->copies[1];
   v->args[nargs++] = (char *)o->old_path;
   v->args[nargs++] = (char *)o->new_path;
   for (i = 0; i < o->nsymbols; i++) v->args[nargs++] = (char *)o->symbols[i];
@@ -459,7 +458,6 @@ static int run_execution(const struct options *o, const struct self *self, long 
 
   out->offset[0] = out->offset[1] = -1;
   out->why[0][0] = out->why[1][0] = 0;
-  out->origin_deps[0] = out->origin_deps[1] = 0;
   memset(&r, 0, sizeof r);
   if (pipe(fds) != 0) {
     fprintf(stderr, PROGRAM ": pipe: %s\n", strerror(errno));

@@ -33,23 +33,4 @@ unsigned long cpucycles_elf_shift_step(const unsigned char *image, size_t size, 
 int cpucycles_elf_shift(const unsigned char *image, size_t size, unsigned long offset,
                         unsigned char **out, size_t *out_size, const char **why);
 
-/* What the loader finds an object's dependencies by, read from its bytes
- * (any architecture, this process's ELF class and byte order): a copy of
- * the object loaded from elsewhere (a memfd) has another $ORIGIN, so
- * cpucycles-compare resolves the names against the file's own directory
- * itself.  The strings point into image. */
-#define CPUCYCLES_ELF_MAX_NEEDED 64
-struct cpucycles_elf_needs {
-  const char *needed[CPUCYCLES_ELF_MAX_NEEDED]; /* DT_NEEDED, in order */
-  int nneeded;
-  const char *search; /* DT_RUNPATH, or DT_RPATH without one, or 0 */
-  int runpath;        /* search is DT_RUNPATH (searched after LD_LIBRARY_PATH) */
-};
-
-/* 0 with *needs, or -1 with *why (not this process's kind of ELF shared
- * object, or its dynamic entries or strings out of bounds; more than
- * CPUCYCLES_ELF_MAX_NEEDED names). */
-int cpucycles_elf_needs(const unsigned char *image, size_t size, struct cpucycles_elf_needs *needs,
-                        const char **why);
-
 #endif

@@ -12,8 +12,6 @@
  *   step load LABEL | step call LABEL SYMBOL | step measure SYMBOL
  *       what it is about to do, so that a crash or a hang is named;
  *   placement LABEL OFFSET STEP | placement LABEL - how: why
- *   dependencies LABEL N        (N libraries its copy found through
- *                                $ORIGIN, loaded as they are)
  *       how a build was loaded (load.c);
  *   result SYMBOL ratio a b difference error pairs disturbed flags seconds
  *   error TEXT, then exit 2;
@@ -261,24 +259,26 @@ static int find_symbols(void **h, const char **paths, char **symbols, int nsymbo
   return 0;
 }
 
-/* argv: INTERNAL fd index stack copy seconds old new symbol... */
+/* argv: INTERNAL fd index stack seconds old-copy new-copy old new
+ * symbol... (a copy: where it goes, or why none is made) */
+#define FIRST_SYMBOL 10
 int execution(int argc, char **argv)
 {
   void *h[2];
   void (*fns[2 * MAX_SYMBOLS])(void *), (*entries[2 * MAX_SYMBOLS])(void *);
-  const char *paths[2], *end;
+  const char *paths[2], *copies[2], *end;
   struct timespec t;
-  int i, k, first, copy, nsymbols = argc - 9, fds[2];
+  int i, k, first, nsymbols = argc - FIRST_SYMBOL;
   long stack;
   double seconds;
   unsigned long long seed;
-  if (argc < 10 || nsymbols > MAX_SYMBOLS) return 2;
+  if (argc <= FIRST_SYMBOL || nsymbols > MAX_SYMBOLS) return 2;
   report_fd = atoi(argv[2]);
   first = atoi(argv[3]) % 2; /* which build is loaded first */
   stack = atol(argv[4]);
-  copy = atoi(argv[5]);
-  seconds = cpucycles_parse_decimal(argv[6], &end);
-  paths[0] = argv[7], paths[1] = argv[8];
+  seconds = cpucycles_parse_decimal(argv[5], &end);
+  copies[0] = argv[6], copies[1] = argv[7];
+  paths[0] = argv[8], paths[1] = argv[9];
   if (report_fd < 0 || stack < 0 || stack >= STACK_MAX || !(seconds > 0)) return 2;
   /* inherited to be written here, and nowhere else: a helper a benchmark
    * starts (system("... &")) must not hold the parent's pipe open */
@@ -289,12 +289,9 @@ int execution(int argc, char **argv)
   seed = ((unsigned long long)t.tv_nsec * 0x9e3779b97f4a7c15ULL ^ (unsigned long long)getpid()) | 1;
   for (k = 0; k < 2; k++) {
     int j = k ^ first;
-    h[j] = load_build(j ? "NEW" : "OLD", paths[j], copy, &fds[j], &seed);
+    h[j] = load_build(j ? "NEW" : "OLD", paths[j], copies[j], &seed);
   }
-  /* the mappings hold the copies */
-  for (k = 0; k < 2; k++)
-    if (fds[k] >= 0) close(fds[k]);
-  if (find_symbols(h, paths, argv + 9, nsymbols, fns) != 0) return 2;
+  if (find_symbols(h, paths, argv + FIRST_SYMBOL, nsymbols, fns) != 0) return 2;
   {
     /* this execution's stack offset: a variable-length array of stack
      * bytes, so that every frame of the measurement lies that much lower
@@ -305,7 +302,7 @@ int execution(int argc, char **argv)
     memcpy(entries, fns, sizeof entries);
     trampolines(entries, fns, 2 * nsymbols, seed);
     for (i = 0; i < nsymbols; i++)
-      if (measure(argv[9 + i], fns + 2 * i, entries + 2 * i, seconds) != 0) return 2;
+      if (measure(argv[FIRST_SYMBOL + i], fns + 2 * i, entries + 2 * i, seconds) != 0) return 2;
     say("done");
     return 0;
   }

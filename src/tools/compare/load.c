@@ -4,20 +4,17 @@
  * link-map namespace of its own (load_build()) and the check that a
  * symbol found in it is its own (defined_by()).
  *
- * An execution loads a fresh copy of each file (a memfd), so new physical
- * pages back the code (the page cache would give every execution the same
- * ones), and on x86-64 the copy's code moved to a random offset within
- * its pages (elf-shift.h: which cache lines and fetch blocks a hot loop
- * spans changes from one execution to the next); the libraries a build
- * finds through $ORIGIN (a build tree's own), which the copy's origin
- * (/proc/self/fd) would not find, are loaded from the file's directory
- * into its namespace first, where the copy finds them (so their own
- * references to a symbol the build also defines bind to theirs, not the
- * build's: --no-copy where that matters).
+ * An execution loads a fresh copy of each file, written anew where the
+ * parent's mirror of the build's directory puts it (mirror.c: so that the
+ * copy finds at run time the files the build finds beside itself), so
+ * new physical pages back the code (the page cache would give every
+ * execution the same ones), and on x86-64 the copy's code moved to a
+ * random offset within its pages (elf-shift.h: which cache lines and
+ * fetch blocks a hot loop spans changes from one execution to the next).
  *
  * Where the code cannot be moved (other architectures, an object
- * elf-shift.c refuses) or no copy can be made (--no-copy, no memfd, a
- * file over 256 MiB, a copy the loader refuses: then the file itself is
+ * elf-shift.c refuses) or no copy can be made (--no-copy, no directory
+ * for it, a file over 256 MiB, a copy the loader refuses: then the file itself is
  * loaded, as named, never searched for on the library path), its offsets
  * within its pages are the build's, and each execution reports how each
  * build was loaded and why, which the output says: a change that moves a
@@ -37,7 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -100,21 +96,19 @@ struct loading {
   int copied;
   long offset;        /* the code's offset within its pages, or -1 */
   unsigned long step; /* the step offset was drawn in */
-  int origin_deps;    /* the libraries it finds through $ORIGIN, loaded
-                         first as they are (not copied, not moved) */
   char why[200];
 };
 
-/* A fresh copy of the file's bytes in a memfd (new physical pages for
- * the code), its /proc/self/fd name in name; -1 with l->why when there is
- * no memfd.  On x86-64 the copy's code is also moved to a random offset
- * within its pages, a multiple of the step its alignment allows
+/* A fresh file at copy (mirror.c's place, which the run's previous
+ * executions may have used: a new file, so new physical pages under the
+ * code) holding the image; on x86-64 with its code moved to a random
+ * offset within its pages, a multiple of the step its alignment allows
  * (elf-shift.h): l->offset and l->step, or -1 with l->why when the object
- * cannot be moved (then the copy is the file as it is). */
-static int fresh_copy(const unsigned char *image, size_t image_size, char *name, size_t size,
+ * cannot be moved (then the copy is the file as it is).  0, or -1 with
+ * l->why. */
+static int fresh_copy(const unsigned char *image, size_t image_size, const char *copy,
                       unsigned long long *seed, struct loading *l)
 {
-#if defined(MFD_CLOEXEC)
   unsigned char *moved = 0;
   const unsigned char *bytes;
   const char *why = "not on x86-64 (only there is its code moved within its pages)";
@@ -134,9 +128,10 @@ static int fresh_copy(const unsigned char *image, size_t image_size, char *name,
 #else
   (void)tries, (void)seed;
 #endif
-  out = memfd_create("cpucycles-compare", MFD_CLOEXEC);
+  unlink(copy);
+  out = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
   if (out < 0) {
-    snprintf(l->why, sizeof l->why, "no memory file for its copy (memfd_create: %s)", strerror(errno));
+    snprintf(l->why, sizeof l->why, "cannot make its copy: %s", strerror(errno));
     free(moved);
     l->offset = -1;
     return -1;
@@ -156,15 +151,13 @@ static int fresh_copy(const unsigned char *image, size_t image_size, char *name,
       return -1;
     }
   free(moved);
+  if (close(out) != 0) {
+    snprintf(l->why, sizeof l->why, "cannot write its copy: %s", strerror(errno));
+    l->offset = -1;
+    return -1;
+  }
   if (l->offset < 0) snprintf(l->why, sizeof l->why, "%s", why);
-  snprintf(name, size, "/proc/self/fd/%d", out);
-  return out;
-#else
-  (void)image, (void)image_size, (void)name, (void)size, (void)seed;
-  l->offset = -1;
-  snprintf(l->why, sizeof l->why, "no memory files (memfd_create) here");
-  return -1;
-#endif
+  return 0;
 }
 
 /* A name dlopen() takes as the file itself: one without a slash would be
@@ -177,227 +170,48 @@ static const char *as_path(const char *path, char *buf, size_t size)
   return buf;
 }
 
-/* Whether dir/name is an object of this process's ELF class and machine,
- * as the loader takes one found on a search path (it passes over others). */
-static int loadable_at(const char *dir, size_t dir_length, const char *name, const unsigned char *ident,
-                       char *file, size_t size)
-{
-  unsigned char h[20];
-  int fd, ok;
-  if ((size_t)snprintf(file, size, "%.*s/%s", (int)dir_length, dir, name) >= size) return 0;
-  if ((fd = open(file, O_RDONLY | O_CLOEXEC)) < 0) return 0;
-  ok = read(fd, h, sizeof h) == (ssize_t)sizeof h && !memcmp(h, ident, 6) && !memcmp(h + 18, ident + 18, 2);
-  close(fd);
-  return ok;
-}
-
-/* dir's first length bytes with $ORIGIN (or ${ORIGIN}) as origin, into
- * buf; 0, or -1 when it holds another substitution ($LIB, $PLATFORM),
- * which only the loader knows. *had says whether $ORIGIN was there. */
-static int expand_origin(const char *dir, size_t length, const char *origin, char *buf, size_t size,
-                         int *had)
-{
-  size_t i = 0, n = 0, k;
-  *had = 0;
-  while (i < length) {
-    if (dir[i] != '$') {
-      if (n + 1 >= size) return -1;
-      buf[n++] = dir[i++];
-      continue;
-    }
-    if (length - i >= 7 && !memcmp(dir + i, "$ORIGIN", 7) &&
-        !(i + 7 < length && (dir[i + 7] == '_' || (dir[i + 7] >= 'a' && dir[i + 7] <= 'z') ||
-                             (dir[i + 7] >= 'A' && dir[i + 7] <= 'Z') ||
-                             (dir[i + 7] >= '0' && dir[i + 7] <= '9'))))
-      k = 7;
-    else if (length - i >= 9 && !memcmp(dir + i, "${ORIGIN}", 9))
-      k = 9;
-    else
-      return -1;
-    if (n + strlen(origin) + 1 >= size) return -1;
-    memcpy(buf + n, origin, strlen(origin));
-    n += strlen(origin), i += k, *had = 1;
-  }
-  buf[n] = 0;
-  return 0;
-}
-
-/* The dependencies of the object at path (its bytes image) that the
- * loader finds through $ORIGIN: a copy loaded from /proc/self/fd has
- * another origin, and would not find them (or find others).  Each is
- * resolved here as the loader resolves it for the file (its DT_RPATH,
- * or LD_LIBRARY_PATH then its DT_RUNPATH; the first directory holding an
- * object of this machine's), and when that directory came from $ORIGIN,
- * its path goes into files[].  Returns how many, or -1 with why. */
-#define MAX_PRELOAD 16
-static int origin_dependencies(const char *path, const unsigned char *image, size_t image_size,
-                               char files[][4096], char *why, size_t why_size)
-{
-  struct cpucycles_elf_needs needs;
-  const char *reason, *slash, *library_path = getenv("LD_LIBRARY_PATH");
-  char origin[4096], dir[4096], file[4096];
-  int i, n = 0, had;
-#if !defined(LM_ID_NEWLM)
-  /* without namespaces (musl) a DT_NEEDED name finds a library loaded by
-   * its path only where that path came from a search: nothing to gain,
-   * and such a build is loaded as it is (the code below compiled all the
-   * same, for its warnings) */
-  return 0;
-#endif
-  if (cpucycles_elf_needs(image, image_size, &needs, &reason) != 0) {
-    snprintf(why, why_size, "%s", reason);
-    return -1;
-  }
-  if (!needs.search || (!strstr(needs.search, "$ORIGIN") && !strstr(needs.search, "${ORIGIN}")))
-    return 0;
-  /* the loader's $ORIGIN: the directory of the name it was given */
-  slash = strrchr(path, '/');
-  if (!slash) snprintf(origin, sizeof origin, ".");
-  else if (slash == path) snprintf(origin, sizeof origin, "/");
-  else snprintf(origin, sizeof origin, "%.*s", (int)(slash - path), path);
-  for (i = 0; i < needs.nneeded; i++) {
-    const char *name = needs.needed[i], *p, *end;
-    int pass, found = 0;
-    if (strchr(name, '/')) continue; /* a path: not searched for */
-    /* with DT_RUNPATH, LD_LIBRARY_PATH first: found there, the copy finds
-     * it there too */
-    for (pass = needs.runpath ? 0 : 1; pass < 2 && !found; pass++) {
-      const char *list = pass ? needs.search : library_path;
-      for (p = list; p && *p && !found; p = *end ? end + 1 : end) {
-        if (!(end = strchr(p, ':'))) end = p + strlen(p);
-        if (end == p) continue;
-        if (expand_origin(p, (size_t)(end - p), origin, dir, sizeof dir, &had) != 0) {
-          found = -1; /* only the loader knows where this one leads: left to it */
-          break;
-        }
-        if (!loadable_at(dir, strlen(dir), name, image, file, sizeof file)) continue;
-        found = 1;
-        if (pass && had) {
-          if (n == MAX_PRELOAD) {
-            snprintf(why, why_size, "more than %d dependencies found through $ORIGIN", MAX_PRELOAD);
-            return -1;
-          }
-          snprintf(files[n++], 4096, "%s", file);
-        }
-      }
-    }
-  }
-  return n;
-}
-
 /* dlmopen() or, without namespaces, dlopen() (not glibc: each build local
  * to its own handle; but a dependency both builds name by one soname,
  * their own versions of a library, is loaded once, the first build's:
  * cpucycles-compare(1)). */
-static void *open_in(long namespace, const char *file, int flags)
+static void *open_in(const char *file, int flags)
 {
 #if defined(LM_ID_NEWLM)
-  return dlmopen(namespace < 0 ? LM_ID_NEWLM : (Lmid_t)namespace, file, flags);
+  return dlmopen(LM_ID_NEWLM, file, flags);
 #else
-  (void)namespace;
   return dlopen(file, flags);
 #endif
 }
 
-/* The dependencies found through $ORIGIN loaded into one namespace, a
- * new one (*namespace -1) that the first of them opens, its id then in
- * *namespace.  Returns how many loaded: ndeps when all did, else fewer
- * with l->why (those loaded, preloaded[0 .. n), left to the caller). */
-static int preload(char deps[][4096], int ndeps, void **preloaded, long *namespace, struct loading *l)
+/* A fresh copy of the build loaded from copy: its handle, with l saying
+ * where its code lies; or 0 with l->why, nothing left loaded. */
+static void *load_copy(const char *path, const char *copy, unsigned long long *seed, struct loading *l)
 {
-  const char *error;
-  int i, n = 0;
-  for (i = 0; i < ndeps; i++) {
-    dlerror();
-    if (!(preloaded[n] = open_in(*namespace, deps[i], RTLD_NOW | RTLD_LOCAL))) {
-      error = dlerror();
-      snprintf(l->why, sizeof l->why, "its dependency %s, found through $ORIGIN, did not load beside its copy: %s",
-               deps[i], error ? error : "(no reason given)");
-      break;
-    }
-#if defined(LM_ID_NEWLM)
-    if (*namespace < 0) {
-      Lmid_t id;
-      if (dlinfo(preloaded[n], RTLD_DI_LMID, &id) != 0) {
-        dlclose(preloaded[n]);
-        snprintf(l->why, sizeof l->why, "its dependency %s: no namespace", deps[i]);
-        break;
-      }
-      *namespace = (long)id;
-    }
-#endif
-    n++;
-  }
-  return n;
-}
-
-/* A fresh copy of the build loaded: its handle, with *fd_out the copy's
- * descriptor and l saying where its code lies; or 0 with l->why, nothing
- * left loaded or open.  A build that finds its own libraries through
- * $ORIGIN has them loaded first, from its file's directory, into the
- * namespace its copy then goes into: the copy's DT_NEEDED finds them
- * there by soname. */
-static void *load_copy(const char *path, unsigned long long *seed, struct loading *l, int *fd_out)
-{
-  static char deps[MAX_PRELOAD][4096];
-  char name[64], why[200];
-  void *h = 0, *preloaded[MAX_PRELOAD];
+  void *h = 0;
   unsigned char *image;
   size_t image_size = 0;
   const char *error;
-  long namespace = -1;
-  int fd, ndeps, npreloaded;
 
   if (!(image = read_all(path, &image_size, l->why, sizeof l->why))) return 0;
-  if ((ndeps = origin_dependencies(path, image, image_size, deps, why, sizeof why)) < 0) {
-    snprintf(l->why, sizeof l->why, "its dependencies are unknown: %.160s", why);
-    free(image);
-    return 0;
-  }
-  if ((fd = fresh_copy(image, image_size, name, sizeof name, seed, l)) < 0) {
-    free(image);
-    return 0;
-  }
-  npreloaded = preload(deps, ndeps, preloaded, &namespace, l);
-  if (npreloaded == ndeps) {
+  if (fresh_copy(image, image_size, copy, seed, l) == 0) {
     dlerror();
-    /* the first object loaded into a namespace is its global scope,
-     * which lookups try first: here that is a dependency, which would
-     * then come before the copy's own definitions; RTLD_DEEPBIND has
-     * the copy look in its own scope first (itself, then its
-     * dependencies), the order a build loaded first has */
-    h = open_in(namespace, name, RTLD_NOW | RTLD_LOCAL
-#if defined(RTLD_DEEPBIND)
-                                     | (npreloaded ? RTLD_DEEPBIND : 0)
-#endif
-    );
-    if (!h) {
+    if (!(h = open_in(copy, RTLD_NOW | RTLD_LOCAL))) {
       error = dlerror();
       snprintf(l->why, sizeof l->why, "the loader refused its copy: %s", error ? error : "(no reason given)");
+      l->offset = -1;
     }
   }
-  if (h) {
-    l->copied = 1;
-    l->origin_deps = ndeps;
-  } else {
-    close(fd), fd = -1;
-    l->offset = -1;
-    while (npreloaded > 0) dlclose(preloaded[--npreloaded]);
-  }
+  if (h) l->copied = 1;
   free(image);
-  *fd_out = fd;
   return h;
 }
 
 /* Loads one build in a namespace of its own, or ends the execution with
- * a message; *fd is its copy's descriptor (or -1), to be closed once both
- * are loaded: a descriptor closed at once would give the other build's
- * copy the same /proc/self/fd name, and where there are no namespaces
- * dlopen() would take that name for the build already loaded.
- *
+ * a message.  copy is where its fresh copy goes (an absolute path, in a
+ * directory that mirrors the build's: mirror.c), or why none is made.
  * A copy is loaded where one can be made and the loader takes it; else
  * the file itself, and its "placement" line says why. */
-void *load_build(const char *label, const char *path, int copy, int *fd_out, unsigned long long *seed)
+void *load_build(const char *label, const char *path, const char *copy, unsigned long long *seed)
 {
   char bare[4096 + 3];
   struct loading l;
@@ -406,15 +220,14 @@ void *load_build(const char *label, const char *path, int copy, int *fd_out, uns
 
   memset(&l, 0, sizeof l);
   l.offset = -1;
-  *fd_out = -1;
   say("step load %s", label);
-  if (!copy)
-    snprintf(l.why, sizeof l.why, "--no-copy");
+  if (copy[0] != '/')
+    snprintf(l.why, sizeof l.why, "%s", copy);
   else
-    h = load_copy(path, seed, &l, fd_out);
+    h = load_copy(path, copy, seed, &l);
   if (!h) {
     dlerror();
-    h = open_in(-1, as_path(path, bare, sizeof bare), RTLD_NOW | RTLD_LOCAL);
+    h = open_in(as_path(path, bare, sizeof bare), RTLD_NOW | RTLD_LOCAL);
     if (!h) {
       error = dlerror();
       say("error %s %s: cannot load it: %s", label, path, error ? error : "(no reason given)");
@@ -427,9 +240,6 @@ void *load_build(const char *label, const char *path, int copy, int *fd_out, uns
     say("placement %s %ld %lu", label, l.offset, l.step);
   else
     say("placement %s - %s: %s", label, l.copied ? PLACEMENT_COPIED : PLACEMENT_FILE, l.why);
-  /* a copy's own libraries, found through $ORIGIN, are the files as
-   * they are: the report says so (their code is not moved) */
-  if (l.origin_deps) say("dependencies %s %d", label, l.origin_deps);
   return h;
 }
 
@@ -582,7 +392,7 @@ int check_file(const char *label, const char *path)
                           : "an ELF file but not a shared object";
       else if ((own = own_header()) != 0 &&
                (memcmp(h + 4, own + 4, 2) != 0 || memcmp(h + 18, own + 18, 2) != 0)) {
-        /* (dlmopen() would say only "No such file" of a memfd copy) */
+        /* (dlmopen() would say "wrong ELF class" or the like, of the copy) */
         machine_text(h, theirs, sizeof theirs), machine_text(own, ours, sizeof ours);
         snprintf(kind, sizeof kind, "built for %s; this tool runs %s objects", theirs, ours);
         why = kind;

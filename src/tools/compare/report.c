@@ -89,16 +89,6 @@ static void covers(const struct options *o, const struct outcome *runs, char *te
     snprintf(text, size, "%s; not %sthe code's offset within its pages (%s%s%s)",
              all_copied ? COVERS : COVERS_NO_COPY, all_copied ? "" : "a fresh copy of each file or ",
              why[0], why[0][0] && why[1][0] ? "; " : "", why[1]);
-  for (j = 0; j < 2; j++) {
-    int most = 0;
-    size_t n = strlen(text);
-    for (e = 0; e < o->executions; e++)
-      if (runs[e].origin_deps[j] > most) most = runs[e].origin_deps[j];
-    if (most && n < size)
-      snprintf(text + n, size - n, "; not a copy or the code's offset of the %d %s %s finds "
-               "through $ORIGIN, loaded as %s", most, most == 1 ? "library" : "libraries",
-               j ? "NEW" : "OLD", most == 1 ? "it is" : "they are");
-  }
 }
 
 static void json_string(const char *s)
@@ -162,11 +152,6 @@ static void json_code(const struct options *o, const struct outcome *runs, int j
     int how = loaded_how(&runs[e], j, &why);
     printf("%s\"%s\"", e ? ", " : "", how == MOVED ? "moved copy" : how == COPIED ? "copy" : "file");
   }
-  fputs("]", stdout);
-  /* the libraries its copy found through $ORIGIN, as they are */
-  snprintf(key, sizeof key, "%s_origin_dependencies", who);
-  json_key(key, 0), fputs("[", stdout);
-  for (e = 0; e < o->executions; e++) printf("%s%d", e ? ", " : "", runs[e].origin_deps[j]);
   fputs("]", stdout);
   snprintf(key, sizeof key, "%s_loaded_why", who);
   json_key(key, 0), fputs("[", stdout);
