@@ -6,7 +6,8 @@
  * Timing A, then B, then comparing the two medians is at the mercy of
  * what the machine did in between.  cpucycles_bench_compare() runs A and
  * B interleaved in one thread (0.25 s by default) and answers with a 99%
- * interval and a verdict: "B faster", "B slower" or "indistinguishable". */
+ * interval and a verdict: "faster", "slower" or "indistinguishable" (B
+ * against A). */
 #include <cpucycles-bench.h>
 #include <errno.h>
 #include <stdio.h>

@@ -217,6 +217,38 @@ struct cpucycles_bench_result {
 CPUCYCLES_API int cpucycles_bench(void (*fn)(void *), void *arg, const struct cpucycles_bench_options *options,
                     struct cpucycles_bench_result *result);
 
+/* ---- The host's speed beside a result: cpucycles_bench_with_speed() ----
+ *
+ * The same code measures in other cycles when the host runs at another
+ * speed: a virtual CPU whose core another guest shares (a fixed chain took
+ * 5,600 or 9,300 TSC ticks, by vCPU and minute, on a 2-core VM), a
+ * frequency that changed between two saves.  cpucycles_bench_with_speed()
+ * measures as cpucycles_bench() does, and times the harness's reference
+ * beside fn's runs (one run of it to 8 of fn's, on the same CPU and
+ * counter): a fixed chain of 256 dependent multiply-adds, the same work in
+ * every build of this library.  A result divided by its reference compares
+ * across speeds as the code does (for code the core's clock drives; memory
+ * latency scales otherwise); cpucycles_bench_format_with_speed() saves it
+ * beside the result, and cpucycles-info --compare divides each execution's
+ * figure by it.  The reference's runs are disturbed and excluded as fn's
+ * are, and cost about a seventh more time. */
+struct cpucycles_bench_speed {
+  double reference;         /* cycles a run of the reference took: the median
+                               of those kept (0 when none was) */
+  long long reference_runs; /* runs of it made and kept */
+  unsigned int flags;       /* CPUCYCLES_BENCH_DRIFT: its first and second halves
+                               differ by over 5% (the speed changed while fn was
+                               measured); CPUCYCLES_BENCH_SPREAD: its middle half
+                               spans over 10% (two speeds, or noise) */
+};
+
+/* cpucycles_bench() with the reference beside (speed must not be 0):
+ * returns as cpucycles_bench() does, speed filled when it returns 0. */
+CPUCYCLES_API int cpucycles_bench_with_speed(void (*fn)(void *), void *arg,
+                                             const struct cpucycles_bench_options *options,
+                                             struct cpucycles_bench_result *result,
+                                             struct cpucycles_bench_speed *speed);
+
 /* The statistics cpucycles_bench() computes, on n >= 1 samples of your
  * own in run order: sorts samples ascending (in place) and sets count,
  * min, max, mean, median, interquartile_mean and the DRIFT and SPREAD
@@ -306,6 +338,10 @@ struct cpucycles_compare_result {
 #define CPUCYCLES_COMPARE_INDISTINGUISHABLE 0
 #define CPUCYCLES_COMPARE_B_FASTER 1
 #define CPUCYCLES_COMPARE_B_SLOWER 2
+/* Not given by cpucycles_bench_compare(), which measures until it can
+ * answer or fails (EAGAIN); the tools' word where their data cannot
+ * support a verdict, and cpucycles_compare_verdict_name()'s. */
+#define CPUCYCLES_COMPARE_CANNOT_JUDGE 3
 
 /* Compares b(arg_b) against a(arg_a) as described above; options may be 0.
  * Returns 0 with result filled; -1 with errno EINVAL (a, b or result 0,
@@ -328,7 +364,9 @@ CPUCYCLES_API int cpucycles_compare_statistics(const long long *a, const long lo
                                  long long calls, long long precision,
                                  struct cpucycles_compare_result *result);
 
-/* "indistinguishable", "B faster", "B slower", or 0 for anything else. */
+/* The verdict's word, as every comparison of cpucycles says it (JSON, and
+ * the first word of each text verdict): "indistinguishable", "faster" (B
+ * faster than A), "slower", "cannot judge"; 0 for anything else. */
 CPUCYCLES_API const char *cpucycles_compare_verdict_name(int verdict);
 
 /* ---- Results as data ----------------------------------------------------
@@ -348,6 +386,12 @@ CPUCYCLES_API const char *cpucycles_compare_verdict_name(int verdict);
 
 CPUCYCLES_API long cpucycles_bench_format(char *buf, unsigned long size, int format, const char *name,
                             const struct cpucycles_bench_result *result);
+/* The same with the reference measured beside it (cpucycles_bench_with_speed();
+ * speed 0 writes none, as cpucycles_bench_format() does). */
+CPUCYCLES_API long cpucycles_bench_format_with_speed(char *buf, unsigned long size, int format,
+                                                     const char *name,
+                                                     const struct cpucycles_bench_result *result,
+                                                     const struct cpucycles_bench_speed *speed);
 CPUCYCLES_API long cpucycles_compare_format(char *buf, unsigned long size, int format, const char *name_a,
                               const char *name_b, const struct cpucycles_compare_result *result);
 

@@ -132,9 +132,12 @@ static void statistics(void)
   tap_ok(cpucycles_compare_statistics(a_runs, b_runs, 99, 1, STEP, &r) == -1 && errno == EINVAL &&
              cpucycles_compare_statistics(a_runs, b_runs, 100, 0, STEP, &r) == -1,
          "fewer than 2 blocks, or calls 0: EINVAL");
-  tap_ok(!strcmp(cpucycles_compare_verdict_name(CPUCYCLES_COMPARE_B_SLOWER), "B slower") &&
-             !cpucycles_compare_verdict_name(3),
-         "verdict names");
+  tap_ok(!strcmp(cpucycles_compare_verdict_name(CPUCYCLES_COMPARE_B_SLOWER), "slower") &&
+             !strcmp(cpucycles_compare_verdict_name(CPUCYCLES_COMPARE_B_FASTER), "faster") &&
+             !strcmp(cpucycles_compare_verdict_name(CPUCYCLES_COMPARE_INDISTINGUISHABLE), "indistinguishable") &&
+             !strcmp(cpucycles_compare_verdict_name(CPUCYCLES_COMPARE_CANNOT_JUDGE), "cannot judge") &&
+             !cpucycles_compare_verdict_name(4),
+         "verdict names: slower, faster, indistinguishable, cannot judge, as every comparison says them");
 }
 
 /* ---- the comparison on a fake counter: A costs 100 a call, B 101 ---- */
@@ -283,6 +286,22 @@ static void fake_runs(void)
 }
 
 /* ---- results as data ---- */
+
+/* The one row of a comparison document ("rows": [{...}]), parsed into
+ * row: 0, or -1 with why. */
+static int first_row(const struct cpucycles_json *doc, struct cpucycles_json *row, char *why, size_t size)
+{
+  const struct cpucycles_json_member *m = cpucycles_json_find(doc, "rows");
+  struct cpucycles_json_span *spans;
+  size_t count;
+  int rc;
+  if (!m || m->type != CPUCYCLES_JSON_ARRAY) return snprintf(why, size, "no rows"), -1;
+  if (cpucycles_json_values(m->string, m->length, &spans, &count, why, size) != 0) return -1;
+  rc = count == 1 ? cpucycles_json_parse(row, m->string + spans[0].offset, spans[0].length, why, size) : -1;
+  if (count != 1) snprintf(why, size, "%zu rows", count);
+  free(spans);
+  return rc;
+}
 static int csv_fields(const char *line)
 {
   int n = 1, quoted = 0;
@@ -343,31 +362,42 @@ static void formats(void)
   c.ratio = 1.0125, c.ratio_low = 1.01, c.ratio_high = 1.015, c.verdict = CPUCYCLES_COMPARE_B_SLOWER;
   c.a = 1000.5, c.pairs = 1000, c.flags = CPUCYCLES_BENCH_PINNED | CPUCYCLES_BENCH_SWITCHED;
   n = cpucycles_compare_format(buf, sizeof buf, CPUCYCLES_FORMAT_JSON, "old \"v1\"\n", "new", &c);
-  tap_ok(n > 0 && (size_t)n == strlen(buf) && strstr(buf, "\"name_a\": \"old \\\"v1\\\"\\n\"") &&
-             strstr(buf, "\"verdict\": \"B slower\"") && strstr(buf, "\"ratio\": 1.0125") &&
-             strstr(buf, "\"flags\": [\"pinned\", \"switched\"]") && strstr(buf, "\"counter\": ") &&
+  tap_ok(n > 0 && (size_t)n == strlen(buf) && !strncmp(buf, "{\n  \"schema\": 2,\n  \"type\": \"comparison\"", 37) &&
+             strstr(buf, "\"old\": \"old \\\"v1\\\"\\n\"") &&
+             strstr(buf, "\"rows\": [\n    {\"name\": \"new\", \"verdict\": \"slower\"") &&
+             strstr(buf, "\"ratio\": 1.0125") && strstr(buf, "\"status\": 1,") &&
+             strstr(buf, "\"flags\": [\"pinned\", \"switched\"]}\n  ]") && strstr(buf, "\"counter\": ") &&
              strstr(buf, "\"persecond_source\": ") && strstr(buf, "\"host\": "),
-         "a comparison as JSON: names escaped, verdict, ratio, flags, the environment");
-  tap_ok(cpucycles_json_parse(&doc, buf, strlen(buf), why, sizeof why) == 0 &&
-             (text = cpucycles_json_string(&doc, "name_a", &length)) && !strcmp(text, "old \"v1\"\n") &&
-             cpucycles_json_number(&doc, "pairs", &x) && x == 1000 &&
-             !cpucycles_json_find(&doc, "nothing"),
-         "read back as JSON (json-read.c, cpucycles-info's reader): a string, a number, a missing key");
-  cpucycles_json_free(&doc);
+         "a comparison as JSON: schema 2, names escaped, a row with its name, verdict, ratio, flags; "
+         "the environment");
+  {
+    struct cpucycles_json row;
+    int ok = cpucycles_json_parse(&doc, buf, strlen(buf), why, sizeof why) == 0 &&
+             (text = cpucycles_json_string(&doc, "old", &length)) && !strcmp(text, "old \"v1\"\n") &&
+             cpucycles_json_number(&doc, "schema", &x) && x == 2 && !cpucycles_json_find(&doc, "nothing");
+    if (ok && first_row(&doc, &row, why, sizeof why) == 0) {
+      ok = cpucycles_json_number(&row, "pairs", &x) && x == 1000 &&
+           (text = cpucycles_json_string(&row, "verdict", &length)) && !strcmp(text, "slower");
+      cpucycles_json_free(&row);
+    } else ok = 0;
+    tap_ok(ok, "read back as JSON (json-read.c, cpucycles-info's reader): a string, a number, a missing "
+               "key, the row's members (%s)", ok ? "all there" : why);
+    cpucycles_json_free(&doc);
+  }
   read_back_long_name();
 
   cpucycles_compare_format(header, sizeof header, CPUCYCLES_FORMAT_CSV_HEADER, 0, 0, 0);
   cpucycles_compare_format(buf, sizeof buf, CPUCYCLES_FORMAT_CSV, "a, with comma", "b \"q\"", &c);
-  tap_ok(!strncmp(header, "type,name_a,name_b,ratio,", 25) && csv_fields(header) == csv_fields(buf) &&
-             strstr(buf, ",\"a, with comma\",\"b \"\"q\"\"\",1.0125,") &&
-             buf[strlen(buf) - 1] == '\n',
+  tap_ok(!strncmp(header, "schema,type,tool,old,new,", 25) && csv_fields(header) == csv_fields(buf) &&
+             strstr(buf, ",\"a, with comma\",\"b \"\"q\"\"\",cycles per call,") &&
+             strstr(buf, ",\"b \"\"q\"\"\",slower,1.0125,") && buf[strlen(buf) - 1] == '\n',
          "a comparison as a CSV row: %d fields as its header, quoted where needed", csv_fields(buf));
 
   memset(&b, 0, sizeof b);
   b.interquartile_mean = 5.25, b.calls = 1024, b.flags = CPUCYCLES_BENCH_BELOW_RESOLUTION;
   cpucycles_bench_format(header, sizeof header, CPUCYCLES_FORMAT_CSV_HEADER, 0, 0);
   cpucycles_bench_format(buf, sizeof buf, CPUCYCLES_FORMAT_CSV, "f", &b);
-  tap_ok(csv_fields(header) == csv_fields(buf) && strstr(buf, "bench,f,0,5.25,") &&
+  tap_ok(csv_fields(header) == csv_fields(buf) && !strncmp(buf, "2,bench,f,0,5.25,", 17) &&
              strstr(buf, ",1024,") && strstr(buf, "below-resolution"),
          "a result as a CSV row: %d fields, calls and flags", csv_fields(buf));
 
@@ -434,14 +464,19 @@ static void unmeasurable_a(void)
   cpucycles_compare_statistics(a_runs, b_runs, 200, 1, 1, &r);
   cpucycles_compare_format(buf, sizeof buf, CPUCYCLES_FORMAT_JSON, "a", "b", &r);
   parsed = cpucycles_json_parse(&doc, buf, strlen(buf), why, sizeof why) == 0;
-  tap_ok(parsed && cpucycles_json_find(&doc, "ratio") &&
-             cpucycles_json_find(&doc, "ratio")->type == CPUCYCLES_JSON_NULL &&
-             cpucycles_json_find(&doc, "ratio_low")->type == CPUCYCLES_JSON_NULL &&
-             strstr(buf, "\"ratio\": null,") && !strstr(buf, "nan"),
-         "a NaN ratio is null in JSON, which a strict reader takes (%s)", parsed ? "parsed" : why);
+  {
+    struct cpucycles_json row;
+    int rows = parsed && first_row(&doc, &row, why, sizeof why) == 0;
+    tap_ok(rows && cpucycles_json_find(&row, "ratio") &&
+               cpucycles_json_find(&row, "ratio")->type == CPUCYCLES_JSON_NULL &&
+               cpucycles_json_find(&row, "ratio_low")->type == CPUCYCLES_JSON_NULL &&
+               strstr(buf, "\"ratio\": null,") && !strstr(buf, "nan"),
+           "a NaN ratio is null in JSON, which a strict reader takes (%s)", rows ? "parsed" : why);
+    if (rows) cpucycles_json_free(&row);
+  }
   if (parsed) cpucycles_json_free(&doc);
   cpucycles_compare_format(buf, sizeof buf, CPUCYCLES_FORMAT_CSV, "a", "b", &r);
-  tap_ok(strstr(buf, ",a,b,,,,B slower,") != 0, "and an empty field in CSV: %.40s", buf);
+  tap_ok(strstr(buf, ",b,slower,,,,") != 0, "and an empty field in CSV: %.80s", buf);
 
   memset(&b, 0, sizeof b);
   b.median = NAN, b.mean = INFINITY, b.min = -INFINITY;
@@ -492,20 +527,25 @@ static void placement_scope(void)
          "placement-not-covered (ratio %.4f, flags %#x)", r.ratio, r.flags);
   cpucycles_compare_format(json, sizeof json, CPUCYCLES_FORMAT_JSON, "a", "copy", &r);
   parsed = cpucycles_json_parse(&doc, json, strlen(json), why, sizeof why) == 0;
-  if (parsed) words = cpucycles_json_string(&doc, "verdict_covers", &length);
-  tap_ok(parsed && words && strstr(words, "one process's placement") &&
-             strstr(words, "cpucycles-compare covers placement across processes") &&
-             strstr(json, "\"verdict\": \"B slower\",\n  \"verdict_covers\": ") &&
-             strstr(json, "\"placement-not-covered\""),
-         "its JSON says so beside the verdict, in words and in flags (%s)", words ? words : why);
+  {
+    struct cpucycles_json row;
+    int rows = parsed && first_row(&doc, &row, why, sizeof why) == 0;
+    if (rows) words = cpucycles_json_string(&row, "verdict_covers", &length);
+    tap_ok(rows && words && strstr(words, "one process's placement") &&
+               strstr(words, "cpucycles-compare covers placement across processes") &&
+               strstr(json, "\"verdict\": \"slower\", \"ratio\": ") && strstr(json, ", \"verdict_covers\": ") &&
+               strstr(json, "\"placement-not-covered\""),
+           "its JSON says so beside the verdict, in words and in flags (%s)", words ? words : why);
+    if (rows) cpucycles_json_free(&row);
+  }
   if (parsed) cpucycles_json_free(&doc);
   cpucycles_compare_format(header, sizeof header, CPUCYCLES_FORMAT_CSV_HEADER, 0, 0, 0);
   cpucycles_compare_format(csv, sizeof csv, CPUCYCLES_FORMAT_CSV, "a", "copy", &r);
-  tap_ok(strstr(header, ",verdict,verdict_covers,") && csv_fields(header) == csv_fields(csv) &&
-             strstr(csv, ",B slower,this interval covers one process's placement; cpucycles-compare "
+  tap_ok(strstr(header, ",ratio_high,verdict_covers,") && csv_fields(header) == csv_fields(csv) &&
+             strstr(csv, ",this interval covers one process's placement; cpucycles-compare "
                          "covers placement across processes,") &&
              strstr(csv, "placement-not-covered"),
-         "and its CSV row, the words in the column after the verdict");
+         "and its CSV row, the words in the column after the interval");
 
   for (i = 0; i < 200; i++) a_runs[i] = 2000, b_runs[i] = 2002;
   r.flags = 0;

@@ -152,7 +152,7 @@ static int fake_bench(const struct fake_plan *plan, const struct cpucycles_bench
   if (o) one = *o;
   if (!one.calls) one.calls = 1;
   fake_calls = 0;
-  return cpucycles_bench_with(&fake, fake_fn, (void *)plan, &one, r);
+  return cpucycles_bench_with(&fake, fake_fn, (void *)plan, &one, r, 0);
 }
 
 static void fake_counter(void)
@@ -219,7 +219,7 @@ static void fake_counter(void)
   free(buf);
 
   errno = 0;
-  rc = cpucycles_bench_with(&fake, 0, 0, 0, &r);
+  rc = cpucycles_bench_with(&fake, 0, 0, 0, &r, 0);
   o.samples = 0;
   o.iterations = -1;
   tap_ok(rc == -1 && errno == EINVAL && fake_bench(&calm, &o, &r) == -1 && errno == EINVAL,
@@ -606,26 +606,26 @@ static void tiny_functions(void)
   struct cpucycles_bench_result r;
   int rc;
 
-  rc = cpucycles_bench_with(&fake, fake_tiny, 0, 0, &r);
+  rc = cpucycles_bench_with(&fake, fake_tiny, 0, 0, &r, 0);
   tap_ok(rc == 0 && r.calls == 1024 && near(r.median, 3) && near(r.min, 3) && near(r.max, 3) &&
              r.overhead == FAKE_READ && !(r.flags & CPUCYCLES_BENCH_BELOW_RESOLUTION),
          "a 3-tick function on a 30-tick counter: 1024 calls a run (64 steps), 3 a call, not "
          "flagged (calls %lld, median %g, flags %#x)", r.calls, r.median, r.flags);
   memset(&o, 0, sizeof o);
   o.calls = 1;
-  rc = cpucycles_bench_with(&fake, fake_tiny, 0, &o, &r);
+  rc = cpucycles_bench_with(&fake, fake_tiny, 0, &o, &r, 0);
   tap_ok(rc == 0 && r.calls == 1 && near(r.median, 3) &&
              (r.flags & CPUCYCLES_BENCH_BELOW_RESOLUTION),
          "the same with one call a run: flagged below the resolution (flags %#x)", r.flags);
   drift_calls = 0;
-  rc = cpucycles_bench_with(&fake, fake_tiny_drift, 0, &o, &r);
+  rc = cpucycles_bench_with(&fake, fake_tiny_drift, 0, &o, &r, 0);
   fake_read_cost = FAKE_READ;
   tap_ok(rc == 0 && near(r.median, 3) && r.overhead == 2 * FAKE_READ,
          "reads that grow dearer once fn runs: the null overhead subtracted is the one measured "
          "beside fn's runs (%lld), and fn measures its 3 (median %g)", r.overhead, r.median);
   o.calls = -1;
   errno = 0;
-  tap_ok(cpucycles_bench_with(&fake, fake_tiny, 0, &o, &r) == -1 && errno == EINVAL,
+  tap_ok(cpucycles_bench_with(&fake, fake_tiny, 0, &o, &r, 0) == -1 && errno == EINVAL,
          "negative calls: EINVAL");
 }
 
@@ -662,17 +662,17 @@ static void placement(void)
    * library's: an empty fn there measures 2, or is flagged */
   placed_cost[0] = placed_cost[1] = placed_cost[2] = 2;
   work_cost = 2;
-  rc = cpucycles_bench_with(&fake_placed, fake_work, 0, 0, &r);
+  rc = cpucycles_bench_with(&fake_placed, fake_work, 0, 0, &r, 0);
   tap_ok(rc == 0 && near(r.median, 2) && r.overhead == FAKE_READ &&
              (r.flags & CPUCYCLES_BENCH_NULL_PLACEMENT),
          "empty calls to fn's place dearer by 2 a call than to the library's: an empty fn "
          "there, measuring 2, is flagged null-placement (median %g, flags %#x)", r.median, r.flags);
   work_cost = 5;
-  rc = cpucycles_bench_with(&fake_placed, fake_work, 0, 0, &r);
+  rc = cpucycles_bench_with(&fake_placed, fake_work, 0, 0, &r, 0);
   tap_ok(rc == 0 && near(r.median, 5) && (r.flags & CPUCYCLES_BENCH_NULL_PLACEMENT),
          "and a 5-tick function there: flagged (median %g, flags %#x)", r.median, r.flags);
   work_cost = 100;
-  rc = cpucycles_bench_with(&fake_placed, fake_work, 0, 0, &r);
+  rc = cpucycles_bench_with(&fake_placed, fake_work, 0, 0, &r, 0);
   tap_ok(rc == 0 && near(r.median, 100) && !(r.flags & CPUCYCLES_BENCH_NULL_PLACEMENT),
          "the same spread under a 100-tick function (2%%): not flagged (median %g, flags %#x)",
          r.median, r.flags);
@@ -680,12 +680,12 @@ static void placement(void)
   /* the placed ones disagree among themselves: 0, 0, 2 */
   placed_cost[0] = placed_cost[1] = 0;
   work_cost = 3;
-  rc = cpucycles_bench_with(&fake_placed, fake_work, 0, 0, &r);
+  rc = cpucycles_bench_with(&fake_placed, fake_work, 0, 0, &r, 0);
   tap_ok(rc == 0 && near(r.median, 3) && (r.flags & CPUCYCLES_BENCH_NULL_PLACEMENT),
          "empty functions beside fn at 0, 0 and 2 a call: a 3-tick function is flagged "
          "(median %g, flags %#x)", r.median, r.flags);
   placed_cost[2] = 0;
-  rc = cpucycles_bench_with(&fake_placed, fake_work, 0, 0, &r);
+  rc = cpucycles_bench_with(&fake_placed, fake_work, 0, 0, &r, 0);
   tap_ok(rc == 0 && near(r.median, 3) && !(r.flags & CPUCYCLES_BENCH_NULL_PLACEMENT),
          "all empty functions alike: the 3-tick function is not flagged (flags %#x)", r.flags);
   tap_ok(cpucycles_bench_null_placement(40.0, -1, 1) && cpucycles_bench_null_placement(-1.0, 1024, 1024) &&

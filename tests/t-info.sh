@@ -440,10 +440,10 @@ compare_clean() { # what: the last --compare printed no control byte but its lin
 # not known, so it is not judged (exit 4) unless --judge-anyway, which
 # judges it by the interval within the processes, warning still.
 compare_case 4 'cannot judge old: OLD .*-old.json holds one execution of it, and so does NEW' "one execution a side: cannot judge" "$saved-old.json" "$saved-new.json"
-compare_case 1 'new/old 1.1000, .*within each process: NEW slower, beyond the tolerance of 5% (judged anyway)' "10% slower, one execution a side, --judge-anyway" "$saved-old.json" "$saved-new.json" --judge-anyway
+compare_case 1 'new/old 1.1000, .*within each process: slower, beyond the tolerance of 5% (judged anyway)' "10% slower, one execution a side, --judge-anyway" "$saved-old.json" "$saved-new.json" --judge-anyway
 compare_case 1 'warning: old: OLD .*-old.json holds one execution of it' "and warned" "$saved-old.json" "$saved-new.json" --judge-anyway
-compare_case 0 'within each process: NEW slower, within the tolerance of 5% (judged anyway)' "1% slower, its interval above 1: slower, within the 5% tolerance" "$saved-old.json" "$saved-near.json" --judge-anyway
-compare_case 1 ': NEW slower, beyond the tolerance of 0%' "1% slower with --tolerance 0" "$saved-old.json" "$saved-near.json" --tolerance 0 --judge-anyway
+compare_case 0 'within each process: slower, within the tolerance of 5% (judged anyway)' "1% slower, its interval above 1: slower, within the 5% tolerance" "$saved-old.json" "$saved-near.json" --judge-anyway
+compare_case 1 ': slower (judged anyway)' "1% slower with --tolerance 0" "$saved-old.json" "$saved-near.json" --tolerance 0 --judge-anyway
 compare_case 0 'warning: old: NEW .*-fast.json, result 1 was measured with counter arm64-vct, OLD .*-old.json, result 1 with amd64-tsc' "20% faster, on another counter (warned)" "$saved-old.json" "$saved-fast.json" --judge-anyway
 compare_case 2 'not a cpucycles_bench() result' "a comparison's JSON is refused" "$saved-old.json" "$saved-other.json"
 compare_case 2 "not a percentage" "a bad --tolerance is refused" "$saved-old.json" "$saved-new.json" --tolerance abc
@@ -451,9 +451,9 @@ compare_case 2 "not a percentage" "a bad --tolerance is refused" "$saved-old.jso
 # writes one (70000 bytes), valid JSON after 100 KB of blanks; /dev/zero
 # ends with a message; a read error is the system's.
 saved_json "$saved-long.json" "$(head -c 70000 /dev/zero | tr '\0' x)" 1100 2
-compare_case 1 'new/old 1.1000, .*: NEW slower' "a 70000-byte name is read" "$saved-old.json" "$saved-long.json" --judge-anyway
+compare_case 1 'new/old 1.1000, .*: slower' "a 70000-byte name is read" "$saved-old.json" "$saved-long.json" --judge-anyway
 { head -c 100000 /dev/zero | tr '\0' ' '; cat "$saved-new.json"; } >"$saved-blanks.json"
-compare_case 1 'new/old 1.1000, .*: NEW slower' "JSON after 100 KB of blanks is read" "$saved-old.json" "$saved-blanks.json" --judge-anyway
+compare_case 1 'new/old 1.1000, .*: slower' "JSON after 100 KB of blanks is read" "$saved-old.json" "$saved-blanks.json" --judge-anyway
 compare_case 2 'NEW /dev/zero: too large (over 16 MiB)' "/dev/zero is refused, too large" "$saved-old.json" /dev/zero
 mkdir "$saved-dir.json"
 compare_case 2 'NEW .*-dir.json: Is a directory' "a directory: the system's error" "$saved-old.json" "$saved-dir.json"
@@ -463,7 +463,7 @@ rmdir "$saved-dir.json"
 # repeated there is refused, anything after the object too; any valid
 # layout is read.
 printf '{"meta": {"interquartile_mean": 1, "type": "bench"}, "type": "bench", "name": "m", "interquartile_mean": 3000, "interquartile_mean_error": 2, "counter": "amd64-tsc", "host": "h"}' >"$saved-meta.json"
-compare_case 1 'new/old 3.0000, .*: NEW slower' "a nested interquartile_mean does not count" "$saved-old.json" "$saved-meta.json" --judge-anyway
+compare_case 1 'new/old 3.0000, .*: slower' "a nested interquartile_mean does not count" "$saved-old.json" "$saved-meta.json" --judge-anyway
 printf '{"x": {"type": "bench"}, "type": "compare", "interquartile_mean": 1000, "interquartile_mean_error": 2}' >"$saved-nested-type.json"
 compare_case 2 'NEW .*: not a cpucycles_bench() result' "a nested \"type\": \"bench\" does not count" "$saved-old.json" "$saved-nested-type.json"
 sed 's/"interquartile_mean": 1100,/"interquartile_mean": 1000, "interquartile_mean": 1100,/' "$saved-new.json" >"$saved-twice.json"
@@ -485,8 +485,8 @@ suite "$saved-suite-old.json" hash 1000 sort 2000 gone 500
 suite "$saved-suite-new.json" sort 2000 hash 1100 added 700
 { echo '['; sed '$!b; s/}$/},/' "$saved-old.json" | sed '$s/^}$/},/'; saved_json "$saved-one.json" sort 2000 2; cat "$saved-one.json"; echo ']'; } >"$saved-suite-array.json"
 rm -f "$saved-one.json"
-compare_case 1 '^hash: old 1000.00 .*new 1100.00 .*new/old 1.1000, .*: NEW slower' "two files of three results: matched by name, the slower one called" "$saved-suite-old.json" "$saved-suite-new.json" --judge-anyway
-compare_case 1 '^2 compared: 1 slower beyond the tolerance, 0 faster beyond it, 1 within it, 0 not judged' "and summed up" "$saved-suite-old.json" "$saved-suite-new.json" --judge-anyway
+compare_case 1 '^hash: old 1000.00 .*new 1100.00 .*new/old 1.1000, .*: slower' "two files of three results: matched by name, the slower one called" "$saved-suite-old.json" "$saved-suite-new.json" --judge-anyway
+compare_case 1 '^2 compared (tolerance 5%): 1 slower (1 beyond the tolerance), 0 faster (0 beyond it), 1 indistinguishable, 0 cannot judge' "and summed up" "$saved-suite-old.json" "$saved-suite-new.json" --judge-anyway
 compare_case 1 '^gone: only in OLD' "a result only in OLD is named" "$saved-suite-old.json" "$saved-suite-new.json" --judge-anyway
 compare_case 1 '^added: only in NEW' "a result only in NEW is named" "$saved-suite-old.json" "$saved-suite-new.json" --judge-anyway
 compare_case 0 '^sort: .*new/old 1.0000, .*: indistinguishable' "a JSON array of results is read" "$saved-suite-array.json" "$saved-suite-new.json" --judge-anyway
@@ -524,10 +524,10 @@ size=$(wc -c <"$saved-big-new.json")
 $bounded $info --compare "$saved-big-old.json" "$saved-big-new.json" --judge-anyway >"$out" 2>"$err"; status=$?
 if [ $status -eq 1 ] && [ "$size" -le 16777216 ] && [ "$(wc -l <"$out")" -eq $((big_last + 3)) ] &&
    sed -n 1p "$out" | grep -q '^b1: old 1000.00 ' &&
-   grep -q '^b7: old 1000.00 .*new 1100.00 .*: NEW slower' "$out" &&
+   grep -q '^b7: old 1000.00 .*new 1100.00 .*: slower' "$out" &&
    [ "$(tail -n 3 "$out")" = "b0: only in OLD
 added: only in NEW
-$big_last compared: 1 slower beyond the tolerance, 0 faster beyond it, $((big_last - 1)) within it, 0 not judged (tolerance 5%)" ] &&
+$big_last compared (tolerance 5%): 1 slower (1 beyond the tolerance), 0 faster (0 beyond it), $((big_last - 1)) indistinguishable, 0 cannot judge" ] &&
    [ "$(wc -l <"$err")" -le 21 ]; then
   ok "--compare two suites of $((big_last + 1)) results ($size bytes) within ${bound}s: $(tail -n 1 "$out")"
 else
@@ -547,13 +547,13 @@ else
 fi
 rm -f "$saved-one.json" "$saved"-big-*.json
 saved_json "$saved-fast.json" fast 800 2
-compare_case 3 ': NEW faster, beyond the tolerance of 5%' "20% faster with --exit-faster: exit 3" "$saved-old.json" "$saved-fast.json" --exit-faster --judge-anyway
-compare_case 0 ': NEW slower, within the tolerance of 5%' "1% slower with --exit-faster: exit 0" "$saved-old.json" "$saved-near.json" --exit-faster --judge-anyway
-compare_case 1 ': NEW slower' "slower with --exit-faster: exit 1" "$saved-old.json" "$saved-new.json" --exit-faster --judge-anyway
+compare_case 3 ': faster, beyond the tolerance of 5%' "20% faster with --exit-faster: exit 3" "$saved-old.json" "$saved-fast.json" --exit-faster --judge-anyway
+compare_case 0 ': slower, within the tolerance of 5%' "1% slower with --exit-faster: exit 0" "$saved-old.json" "$saved-near.json" --exit-faster --judge-anyway
+compare_case 1 ': slower' "slower with --exit-faster: exit 1" "$saved-old.json" "$saved-new.json" --exit-faster --judge-anyway
 suite "$saved-suite-faster.json" hash 800 sort 2000
-compare_case 3 '^2 compared: 0 slower beyond the tolerance, 1 faster beyond it' "a suite with one faster, none slower, --exit-faster: exit 3" "$saved-suite-old.json" "$saved-suite-faster.json" --exit-faster --judge-anyway
+compare_case 3 '^2 compared (tolerance 5%): 0 slower (0 beyond the tolerance), 1 faster (1 beyond it)' "a suite with one faster, none slower, --exit-faster: exit 3" "$saved-suite-old.json" "$saved-suite-faster.json" --exit-faster --judge-anyway
 saved_json "$saved-wide.json" wide 1060 40
-compare_case 0 'new/old 1.0600, .*: indistinguishable, but the interval reaches beyond the tolerance of 5% (judged anyway)' "6% slower whose interval reaches below 1, judged anyway: not called slower" "$saved-old.json" "$saved-wide.json" --judge-anyway
+compare_case 0 'new/old 1.0600, .*: indistinguishable, the interval reaching across the tolerance of 5% (judged anyway)' "6% slower whose interval reaches below 1, judged anyway: not called slower" "$saved-old.json" "$saved-wide.json" --judge-anyway
 for option in --exit-faster --judge-anyway; do
   $info $option >"$out" 2>"$err"; status=$?
   if [ $status -eq 2 ] && grep -q -- "$option goes with --compare" "$err"; then
@@ -567,7 +567,7 @@ awk '{ printf "%s\r\n", $0 }' "$saved-new.json" >"$saved-crlf.json"
 tr -d ' \n' <"$saved-new.json" >"$saved-minified.json"
 printf '{"counter":"amd64-tsc","host":"h","interquartile_mean":1100,"interquartile_mean_error":2,"name":"new","type":"bench"}' >"$saved-sorted.json"
 for layout in crlf bom minified sorted; do
-  compare_case 1 'new/old 1.1000, .*: NEW slower' "$layout layout is read" "$saved-old.json" "$saved-$layout.json" --judge-anyway
+  compare_case 1 'new/old 1.1000, .*: slower' "$layout layout is read" "$saved-old.json" "$saved-$layout.json" --judge-anyway
 done
 # Garbage is exit 2 with a message, never a crash.
 awk 'BEGIN { for (i = 0; i < 100000; i++) printf "[" }' >"$saved-deep.json"
@@ -622,7 +622,7 @@ runs() { # file name figures...: one execution of name at each figure
 figures() { awk -v m="$1" -v s="$2" 'BEGIN { printf "%.10g %.10g %.10g", m * exp(-s), m, m * exp(s) }'; }
 runs "$saved-x-old.json" sum $(figures 1000 0.01)
 runs "$saved-x-new.json" sum $(figures 1100 0.01)
-compare_case 1 '^new/old 1.1000, 99% interval \[1.0594, 1.1421\] between processes: NEW slower, beyond the tolerance of 5%$' "three executions a side: Welch's interval between them, by hand" "$saved-x-old.json" "$saved-x-new.json"
+compare_case 1 '^new/old 1.1000, 99% interval \[1.0594, 1.1421\] between processes: slower, beyond the tolerance of 5%$' "three executions a side: Welch's interval between them, by hand" "$saved-x-old.json" "$saved-x-new.json"
 compare_case 1 '^old sum: 1000.00 cycles per call (3 executions, +- 1.00% between them)$' "and each side's spread between its executions" "$saved-x-old.json" "$saved-x-new.json"
 # The wording follows the interval: above 1 but within the tolerance is
 # slower within it; across 1, indistinguishable; across the tolerance,
@@ -630,12 +630,12 @@ compare_case 1 '^old sum: 1000.00 cycles per call (3 executions, +- 1.00% betwee
 runs "$saved-x-old.json" sum $(figures 1000 0.001)
 runs "$saved-x-near.json" sum $(figures 1010 0.001)
 runs "$saved-x-same.json" sum $(figures 1000.5 0.001)
-compare_case 0 ': NEW slower, within the tolerance of 5%$' "+1%, interval above 1: slower, within the tolerance" "$saved-x-old.json" "$saved-x-near.json"
+compare_case 0 ': slower, within the tolerance of 5%$' "+1%, interval above 1: slower, within the tolerance" "$saved-x-old.json" "$saved-x-near.json"
 compare_case 0 ': indistinguishable, within the tolerance of 5%$' "+0.05%, interval across 1: indistinguishable" "$saved-x-old.json" "$saved-x-same.json"
 runs "$saved-x-old.json" sum $(figures 1000 0.01)
 runs "$saved-x-across.json" sum $(figures 1060 0.01)
-compare_case 4 ': NEW slower, perhaps beyond the tolerance of 5%: the interval reaches across it: cannot judge$' "+6%, interval across +5%: cannot judge" "$saved-x-old.json" "$saved-x-across.json"
-compare_case 0 ': NEW slower, perhaps beyond the tolerance of 5%: the interval reaches across it (judged anyway)$' "the same, --judge-anyway: exit 0" "$saved-x-old.json" "$saved-x-across.json" --judge-anyway
+compare_case 4 ': cannot judge: the interval reaches across the tolerance of 5%$' "+6%, interval across +5%: cannot judge" "$saved-x-old.json" "$saved-x-across.json"
+compare_case 0 ': slower, the interval reaching across the tolerance of 5% (judged anyway)$' "the same, --judge-anyway: exit 0" "$saved-x-old.json" "$saved-x-across.json" --judge-anyway
 # A result flagged as disturbed is not judged: it is left out, and said
 # (which file, which result, which flag), where each side keeps two and
 # half of its executions; else it is a reason not to judge, and
@@ -653,7 +653,7 @@ sed '1,3s/"flags": \[/"flags": ["drift", /' "$saved-x6-old.json" >"$saved-x-flag
 compare_case 1 "left out: OLD .*-x-flag.json, result 3 is flagged drift: " "3 of OLD's 6 flagged: left out, the other half judged: exit 1" "$saved-x-flag.json" "$saved-x6-new.json"
 sed '1,4s/"flags": \[/"flags": ["drift", /' "$saved-x6-old.json" >"$saved-x-flag.json"
 compare_case 4 "cannot judge sum: OLD .*-x-flag.json, result 4 is flagged drift: " "4 of OLD's 6 flagged: fewer than half left, not judged: exit 4" "$saved-x-flag.json" "$saved-x6-new.json"
-compare_case 1 ': NEW slower, beyond the tolerance of 5% (judged anyway)$' "the same, --judge-anyway: every execution judged (exit 1)" "$saved-x-flag.json" "$saved-x6-new.json" --judge-anyway
+compare_case 1 ': slower, beyond the tolerance of 5% (judged anyway)$' "the same, --judge-anyway: every execution judged (exit 1)" "$saved-x-flag.json" "$saved-x6-new.json" --judge-anyway
 compare_case 1 'warning: sum: OLD .*-x-flag.json, result 4 is flagged drift: ' "and warned" "$saved-x-flag.json" "$saved-x6-new.json" --judge-anyway
 sed '1s/"flags": \[/"flags": ["drift", /' "$saved-x-old.json" >"$saved-x-flag.json"
 compare_case 4 "left out: OLD .*-x-flag.json, result 1 is flagged drift: " "1 of OLD's 3 flagged: left out, but the two left give no verdict: exit 4" "$saved-x-flag.json" "$saved-x-new.json"
@@ -673,7 +673,7 @@ compare_case 4 "cannot judge sum: NEW .*-x-flag.json, result 1 kept 1000 runs: t
 ten() { awk -v m="$1" -v last="$2" 'BEGIN { split("-3 -2 -1 -1 0 0 1 1 2", e, " "); for (i = 1; i <= 9; i++) printf "%.10g ", m * exp(e[i] / 100); printf "%.10g", last }'; }
 runs "$saved-x10-old.json" sum $(ten 1000 $(awk 'BEGIN { printf "%.10g", 1000 * exp(0.03) }'))
 runs "$saved-x10-new.json" sum $(ten 1100 $(awk 'BEGIN { printf "%.10g", 1900 * 1.1 }'))
-compare_case 1 '^new/old 1.1000, 99% interval \[1.0748, 1.1258\] between processes: NEW slower, beyond the tolerance of 2%$' "10 executions a side, one 1.9 times: Yuen's interval on trimmed means, by hand" "$saved-x10-old.json" "$saved-x10-new.json" --tolerance 2
+compare_case 1 '^new/old 1.1000, 99% interval \[1.0748, 1.1258\] between processes: slower, beyond the tolerance of 2%$' "10 executions a side, one 1.9 times: Yuen's interval on trimmed means, by hand" "$saved-x10-old.json" "$saved-x10-new.json" --tolerance 2
 compare_case 1 '^new sum: 1100.00 cycles per call (10 executions, +- 0.94% between them)$' "and the winsorized spread between them" "$saved-x10-old.json" "$saved-x10-new.json" --tolerance 2
 # Measured apart from OLD: another counter, unit, host, library version,
 # or libcpucycles' own library.
@@ -698,9 +698,9 @@ compare_case 4 "cannot judge sum: NEW .*-x-one.json holds one execution of it: h
 # A suite of executions: the status is the worst verdict's, slower first.
 { cat "$saved-x-old.json"; runs "$saved-x-one.json" hash $(figures 2000 0.01); cat "$saved-x-one.json"; } >"$saved-x-suite-old.json"
 { cat "$saved-x-across.json"; runs "$saved-x-one.json" hash $(figures 2000 0.01); cat "$saved-x-one.json"; } >"$saved-x-suite-new.json"
-compare_case 4 '^2 compared: 0 slower beyond the tolerance, 0 faster beyond it, 1 within it, 1 not judged (tolerance 5%)$' "a suite, one across the tolerance: exit 4" "$saved-x-suite-old.json" "$saved-x-suite-new.json"
+compare_case 4 '^2 compared (tolerance 5%): 0 slower (0 beyond the tolerance), 0 faster (0 beyond it), 1 indistinguishable, 1 cannot judge$' "a suite, one across the tolerance: exit 4" "$saved-x-suite-old.json" "$saved-x-suite-new.json"
 { cat "$saved-x-new.json"; runs "$saved-x-one.json" hash $(figures 2000 0.01); cat "$saved-x-one.json"; } >"$saved-x-suite-new.json"
-compare_case 1 '^2 compared: 1 slower beyond the tolerance, 0 faster beyond it, 1 within it, 0 not judged' "a suite, one slower beyond it: exit 1" "$saved-x-suite-old.json" "$saved-x-suite-new.json"
+compare_case 1 '^2 compared (tolerance 5%): 1 slower (1 beyond the tolerance), 0 faster (0 beyond it), 1 indistinguishable, 0 cannot judge' "a suite, one slower beyond it: exit 1" "$saved-x-suite-old.json" "$saved-x-suite-new.json"
 rm -f "$saved"-*.json
 
 # ---- every mode: a write failure is exit 1 ----

@@ -7,6 +7,7 @@
 #include "core.h"
 #include "readfile.h"
 #include "text.h"
+#include <errno.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -327,7 +328,19 @@ int cpucycles_bench(void (*fn)(void *), void *arg, const struct cpucycles_bench_
 {
   struct cpucycles_bench_clock c;
   cpucycles_bench_host_clock(&c);
-  return cpucycles_bench_with(&c, fn, arg, options, result);
+  return cpucycles_bench_with(&c, fn, arg, options, result, 0);
+}
+
+int cpucycles_bench_with_speed(void (*fn)(void *), void *arg, const struct cpucycles_bench_options *options,
+                               struct cpucycles_bench_result *result, struct cpucycles_bench_speed *speed)
+{
+  struct cpucycles_bench_clock c;
+  if (!speed) {
+    errno = EINVAL;
+    return -1;
+  }
+  cpucycles_bench_host_clock(&c);
+  return cpucycles_bench_with(&c, fn, arg, options, result, speed);
 }
 
 int cpucycles_bench_compare(void (*a)(void *), void *arg_a, void (*b)(void *), void *arg_b,

@@ -73,6 +73,31 @@ static void empty_function(void *arg)
 }
 static void (*volatile null_function)(void *) = empty_function;
 
+/* The harness's reference (cpucycles_bench_with_speed()): a fixed chain
+ * of dependent multiply-adds, the same work in every build of this
+ * library (each step needs the last: no compiler or core can shorten
+ * it), timed between fn's runs on the same CPU and counter.  Its cycles
+ * say how fast the host ran while fn was measured: a virtual CPU whose
+ * core another guest shares ran a fixed chain at 5,600 or 9,300 TSC
+ * ticks, by vCPU and minute, on the 2-core VM this was developed on, and
+ * a result divided by it compares across such speeds as the code does. */
+#define REFERENCE_STEPS 256
+#define REFERENCE_EVERY 8 /* fn's runs to one of the reference */
+static volatile unsigned long long reference_sink;
+static void reference_chain(void *arg)
+{
+  unsigned long long x = (unsigned long long)(size_t)arg | 1;
+  int i;
+  for (i = 0; i < REFERENCE_STEPS; i++) {
+    x = x * 0x9e3779b97f4a7c15ULL + (unsigned long long)i;
+#if defined(__GNUC__)
+    __asm__ __volatile__("" : "+r"(x)); /* (x opaque: no reassociation) */
+#endif
+  }
+  reference_sink = x;
+}
+static void (*volatile reference_function)(void *) = reference_chain;
+
 /* One timed run: calls calls of fn(arg) between c->start() and c->end(),
  * at one call site for fn and the null benchmark alike.  *moved: it
  * changed CPUs. */
@@ -98,10 +123,11 @@ static long long timed_run(const struct cpucycles_bench_clock *c, void (*fn)(voi
  * previous batch's fastest run; the first batch is a single run. */
 static void run(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
                 long long calls, long long runs, long long overhead, long long switch_cost,
-                struct kept *k, struct kept *nk, struct tally *t)
+                struct kept *k, struct kept *nk, struct kept *rk, struct tally *t)
 {
-  long long ticks[BATCH_MAX], null_ticks[BATCH_MAX], batch = 1, b, i, before, after, fastest;
-  unsigned char moved[BATCH_MAX], null_moved = 0;
+  long long ticks[BATCH_MAX], null_ticks[BATCH_MAX], ref_ticks[BATCH_MAX], batch = 1, b, i, before,
+      after, fastest, done = 0;
+  unsigned char moved[BATCH_MAX], null_moved = 0, ref_moved = 0;
 
   while (runs > 0) {
     b = runs < batch ? runs : batch;
@@ -111,6 +137,12 @@ static void run(const struct cpucycles_bench_clock *c, void (*fn)(void *), void 
       ticks[i] = timed_run(c, fn, arg, calls, &moved[i]);
       if (nk && !(i & 1)) null_ticks[i] = timed_run(c, null_function, 0, calls, &null_moved);
       moved[i] |= null_moved;
+      /* the reference, one run of it to REFERENCE_EVERY of fn's */
+      ref_ticks[i] = -1;
+      if (rk && (done + i) % REFERENCE_EVERY == 0) {
+        ref_ticks[i] = timed_run(c, reference_function, 0, 1, &ref_moved);
+        moved[i] |= ref_moved;
+      }
     }
     after = c->switches();
     if (after != before) t->flags |= CPUCYCLES_BENCH_SWITCHED;
@@ -122,10 +154,11 @@ static void run(const struct cpucycles_bench_clock *c, void (*fn)(void *), void 
       else {
         if (k) keep(k, ticks[i] - overhead);
         if (nk) keep(nk, null_ticks[i]);
+        if (rk && ref_ticks[i] >= 0) keep(rk, ref_ticks[i]);
       }
     }
     if (b > t->batch_max) t->batch_max = b;
-    runs -= b;
+    runs -= b, done += b;
     batch = BATCH_MAX;
     if (before >= 0 && fastest > 0 && SWITCH_CHECK_SHARE * switch_cost / fastest < BATCH_MAX)
       batch = (SWITCH_CHECK_SHARE * switch_cost + fastest - 1) / fastest;
@@ -230,7 +263,7 @@ long long cpucycles_bench_null_overhead(const struct cpucycles_bench_clock *c, l
   struct tally ignored = {0, 0, 0};
   struct cpucycles_bench_result stats;
   kept_init(&kn, scratch, NULL_RUNS);
-  run(c, null_function, 0, calls, NULL_RUNS, 0, switch_cost, &kn, 0, &ignored);
+  run(c, null_function, 0, calls, NULL_RUNS, 0, switch_cost, &kn, 0, 0, &ignored);
   stats.flags = 0;
   if (kn.n == 0 || cpucycles_bench_statistics(kn.buf, kn.n, 0, &stats) != 0) return -1;
   return (long long)(stats.median + (stats.median < 0 ? -0.5 : 0.5));
@@ -293,21 +326,31 @@ static long long interleaved_overhead(struct kept *nk)
 static int measured_runs(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
                          long long calls, long long iterations, long long *samples,
                          long long *scratch, long long switch_cost,
-                         struct cpucycles_bench_result *r)
+                         struct cpucycles_bench_result *r, struct cpucycles_bench_speed *speed)
 {
   struct tally t = {0, 0, 0};
-  struct kept k, nk;
+  struct kept k, nk, rk;
   int subtracted = (r->flags & CPUCYCLES_BENCH_SUBTRACTED) != 0;
   long long overhead, shift, i;
 
   if (samples) kept_init(&k, samples, iterations);
   else kept_init(&k, scratch, CPUCYCLES_BENCH_RESERVOIR);
   kept_init(&nk, scratch + CPUCYCLES_BENCH_RESERVOIR, CPUCYCLES_BENCH_RESERVOIR);
-  run(c, fn, arg, calls, iterations, r->overhead, switch_cost, &k, subtracted ? &nk : 0, &t);
+  kept_init(&rk, scratch + 2 * CPUCYCLES_BENCH_RESERVOIR, CPUCYCLES_BENCH_REFERENCES);
+  run(c, fn, arg, calls, iterations, r->overhead, switch_cost, &k, subtracted ? &nk : 0, speed ? &rk : 0,
+      &t);
   r->flags |= t.flags;
   r->disturbed = t.disturbed;
   r->runs_per_switch_check = t.batch_max;
   if (k.seen == 0) return -1;
+  if (speed && rk.n > 0) { /* the reference's own statistics: its median, and a speed that changed */
+    struct cpucycles_bench_result stats;
+    stats.flags = 0;
+    cpucycles_bench_statistics(rk.buf, rk.n, r->precision, &stats);
+    speed->reference = stats.median;
+    speed->reference_runs = rk.seen;
+    speed->flags = stats.flags & (CPUCYCLES_BENCH_DRIFT | CPUCYCLES_BENCH_SPREAD);
+  }
   if (subtracted && (overhead = interleaved_overhead(&nk)) >= 0) {
     shift = overhead - r->overhead;
     for (i = 0; i < k.n; i++) k.buf[i] -= shift;
@@ -366,7 +409,7 @@ static long long placed_overhead(const struct cpucycles_bench_clock *c, void (*f
   for (i = 0; i < n; i++) kept_init(&kn[i], scratch + i * NULL_RUNS, NULL_RUNS);
   for (round = 0; round < NULL_ROUNDS; round++)
     for (i = 0; i < n; i++)
-      run(c, null[i], 0, calls, NULL_RUNS / NULL_ROUNDS, 0, switch_cost, &kn[i], 0, &ignored);
+      run(c, null[i], 0, calls, NULL_RUNS / NULL_ROUNDS, 0, switch_cost, &kn[i], 0, 0, &ignored);
   for (i = 0; i < n; i++) {
     stats.flags = 0;
     if (kn[i].n == 0 || cpucycles_bench_statistics(kn[i].buf, kn[i].n, 0, &stats) != 0) continue;
@@ -395,7 +438,7 @@ int cpucycles_bench_null_placement(double median, long long spread, long long ca
 static int measure(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
                    const struct cpucycles_bench_options *o, long long *scratch,
                    const struct cpucycles_bench_nulls *nulls, long long *spread,
-                   struct cpucycles_bench_result *r)
+                   struct cpucycles_bench_result *r, struct cpucycles_bench_speed *speed)
 {
   long long warm_ups = o && o->warm_ups ? o->warm_ups : DEFAULT_WARM_UPS;
   long long iterations = o && o->iterations ? o->iterations : DEFAULT_ITERATIONS;
@@ -418,15 +461,15 @@ static int measure(const struct cpucycles_bench_clock *c, void (*fn)(void *), vo
     r->flags |= CPUCYCLES_BENCH_SUBTRACTED;
   }
 
-  if (warm_ups > 0) run(c, fn, arg, calls, warm_ups, 0, switch_cost, 0, 0, &ignored);
-  return measured_runs(c, fn, arg, calls, iterations, o ? o->samples : 0, scratch, switch_cost, r)
+  if (warm_ups > 0) run(c, fn, arg, calls, warm_ups, 0, switch_cost, 0, 0, 0, &ignored);
+  return measured_runs(c, fn, arg, calls, iterations, o ? o->samples : 0, scratch, switch_cost, r, speed)
              ? EAGAIN
              : 0;
 }
 
 int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
                          const struct cpucycles_bench_options *o,
-                         struct cpucycles_bench_result *r)
+                         struct cpucycles_bench_result *r, struct cpucycles_bench_speed *speed)
 {
   long long iterations = o && o->iterations ? o->iterations : DEFAULT_ITERATIONS;
   struct cpucycles_bench_hold hold CPUCYCLES_BENCH_HELD = {0};
@@ -439,11 +482,12 @@ int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void 
     return -1;
   }
   memset(r, 0, sizeof *r);
+  if (speed) memset(speed, 0, sizeof *speed);
   if (cpucycles_bench_take(&hold, o && o->pin, c->flags, &r->flags) != 0) return -1;
   /* (bench.h, "What a call holds") */
   pthread_cleanup_push(cpucycles_bench_release_arg, &hold);
   if (c->place_nulls) c->place_nulls(fn, &hold.nulls);
-  rc = measure(c, fn, arg, o, hold.scratch, &hold.nulls, &spread, r);
+  rc = measure(c, fn, arg, o, hold.scratch, &hold.nulls, &spread, r, speed);
   pthread_cleanup_pop(1);
   if (rc != 0) {
     errno = rc;

@@ -60,7 +60,8 @@ int cpucycles_bench_null_placement(double median, long long spread, long long ca
  * the stack (12 KiB there kept cpucycles_bench() off a 16 KiB thread) and
  * not from malloc() (the measured code's heap is left as it is).  0 when
  * the system has no memory to map. */
-#define CPUCYCLES_BENCH_SCRATCH (2 * CPUCYCLES_BENCH_RESERVOIR)
+#define CPUCYCLES_BENCH_REFERENCES 256 /* runs of the reference kept at most */
+#define CPUCYCLES_BENCH_SCRATCH (2 * CPUCYCLES_BENCH_RESERVOIR + CPUCYCLES_BENCH_REFERENCES)
 long long *cpucycles_bench_scratch(void);
 void cpucycles_bench_scratch_free(long long *scratch);
 
@@ -103,10 +104,11 @@ void cpucycles_bench_release_arg(void *h);
 /* The standard error of the mean of sorted a[cut, n - cut) (bench-stats.c). */
 double cpucycles_trimmed_mean_error(const long long *a, long long n, long long cut);
 
-/* cpucycles_bench() on clock c. */
+/* cpucycles_bench() on clock c; with speed (or 0), the reference beside
+ * fn's runs (cpucycles_bench_with_speed()). */
 int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
                          const struct cpucycles_bench_options *options,
-                         struct cpucycles_bench_result *result);
+                         struct cpucycles_bench_result *result, struct cpucycles_bench_speed *speed);
 
 /* cpucycles_bench_compare() on clock c; persecond (0: unknown) turns
  * options->seconds into ticks. */

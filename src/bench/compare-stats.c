@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <math.h> /* NAN: a macro, no libm */
 #include "stats.h"
+#include "verdict.h"
 
 #define TRIM (COMPARE_BLOCK / 5) /* pairs dropped at each end of a block */
 
@@ -66,6 +67,7 @@ int cpucycles_compare_finish(const struct cpucycles_compare_acc *acc, long long 
                              long long precision, struct cpucycles_compare_result *r)
 {
   double a = acc->mean_a, d = acc->mean_d, error, half, k = (double)calls;
+  struct cpucycles_judgement j;
   if (acc->blocks < 2 || calls < 1) return -1;
   error = cpucycles_sqrt(acc->m2_d / (double)(acc->blocks - 1) / (double)acc->blocks);
   half = cpucycles_t99(acc->blocks - 1) * error;
@@ -79,18 +81,19 @@ int cpucycles_compare_finish(const struct cpucycles_compare_acc *acc, long long 
     r->flags |= CPUCYCLES_BENCH_BELOW_RESOLUTION;
   /* pairs of one process: where its code lies is fixed for all of them */
   r->flags |= CPUCYCLES_BENCH_PLACEMENT_NOT_COVERED;
-  /* The verdict is the difference's interval's: where A measures a
-   * positive time, the same as the ratio's interval against 1. */
-  r->verdict = CPUCYCLES_COMPARE_INDISTINGUISHABLE;
-  if (d - half > 0) r->verdict = CPUCYCLES_COMPARE_B_SLOWER;
-  if (d + half < 0) r->verdict = CPUCYCLES_COMPARE_B_FASTER;
+  /* The verdict, by the rule every comparison shares (verdict.h) at
+   * tolerance 0: where A measures a positive time, the ratio's interval
+   * against 1, which is the difference's against 0. */
   if (a > 0) {
     r->ratio = (a + d) / a;
     r->ratio_low = (a + d - half) / a;
     r->ratio_high = (a + d + half) / a;
+    cpucycles_judge(r->ratio_low, r->ratio_high, 0, 0, 0, &j);
   } else { /* no ratio to a function that measures nothing, or less */
     r->ratio = r->ratio_low = r->ratio_high = NAN;
+    cpucycles_judge_difference(d - half, d + half, 0, 0, &j);
   }
+  r->verdict = j.verdict;
   return 0;
 }
 
@@ -112,10 +115,5 @@ int cpucycles_compare_statistics(const long long *a, const long long *b, long lo
 
 const char *cpucycles_compare_verdict_name(int verdict)
 {
-  switch (verdict) {
-  case CPUCYCLES_COMPARE_INDISTINGUISHABLE: return "indistinguishable";
-  case CPUCYCLES_COMPARE_B_FASTER: return "B faster";
-  case CPUCYCLES_COMPARE_B_SLOWER: return "B slower";
-  default: return 0;
-  }
+  return cpucycles_verdict_word(verdict);
 }

@@ -4,7 +4,7 @@
 #include "cpucycles-bench.h"
 #include "core.h"
 #include "format.h"
-#include <math.h> /* isfinite: a macro, no libm */
+#include <math.h> /* isfinite, NAN: macros, no libm */
 #include <string.h>
 
 /* What an in-process comparison's verdict covers, in words beside it
@@ -18,12 +18,15 @@
 struct record {
   struct cpucycles_out *o;
   int format, fields;
+  int in_row; /* JSON: the fields go into the one row of "rows" (CSV: flat) */
 };
 
 static void field(struct record *w, const char *name)
 {
   if (w->format == CPUCYCLES_FORMAT_JSON) {
-    cpucycles_out_str(w->o, w->fields ? ",\n  \"" : "{\n  \"");
+    if (w->in_row == 1) cpucycles_out_str(w->o, "\n    {\""), w->in_row = 2;
+    else if (w->in_row) cpucycles_out_str(w->o, ", \"");
+    else cpucycles_out_str(w->o, w->fields ? ",\n  \"" : "{\n  \"");
     cpucycles_out_str(w->o, name);
     cpucycles_out_str(w->o, "\": ");
   } else {
@@ -85,6 +88,22 @@ static void environment(struct record *w)
   text(w, "version", cpucycles_version());
 }
 
+/* JSON: "rows": [{ ... }] around the fields between these two (a
+ * comparison's one row); CSV: the fields in line. */
+static void open_row(struct record *w)
+{
+  if (w->format != CPUCYCLES_FORMAT_JSON) return;
+  cpucycles_out_str(w->o, ",\n  \"rows\": [");
+  w->in_row = 1;
+}
+
+static void close_row(struct record *w)
+{
+  if (w->format != CPUCYCLES_FORMAT_JSON) return;
+  cpucycles_out_str(w->o, "}\n  ]");
+  w->in_row = 0;
+}
+
 static long finish(struct record *w)
 {
   if (w->format == CPUCYCLES_FORMAT_JSON) cpucycles_out_str(w->o, "\n}\n");
@@ -98,14 +117,30 @@ static int known_format(int format)
          format == CPUCYCLES_FORMAT_CSV_HEADER;
 }
 
-long cpucycles_bench_format(char *buf, unsigned long size, int format, const char *name,
-                            const struct cpucycles_bench_result *r)
+/* The flags of the reference's own runs: "drift" when the speed changed
+ * while fn was measured, "spread" when it ran at two (or was noisy). */
+static void reference_flags(struct record *w, unsigned int value)
+{
+  field(w, "reference_flags");
+  if (w->format == CPUCYCLES_FORMAT_CSV_HEADER) return;
+  if (w->format == CPUCYCLES_FORMAT_JSON) cpucycles_out_str(w->o, "[");
+  if (value & CPUCYCLES_BENCH_DRIFT) cpucycles_out_str(w->o, w->format == CPUCYCLES_FORMAT_JSON ? "\"drift\"" : "drift");
+  if ((value & CPUCYCLES_BENCH_DRIFT) && (value & CPUCYCLES_BENCH_SPREAD))
+    cpucycles_out_str(w->o, w->format == CPUCYCLES_FORMAT_JSON ? ", " : " ");
+  if (value & CPUCYCLES_BENCH_SPREAD) cpucycles_out_str(w->o, w->format == CPUCYCLES_FORMAT_JSON ? "\"spread\"" : "spread");
+  if (w->format == CPUCYCLES_FORMAT_JSON) cpucycles_out_str(w->o, "]");
+}
+
+long cpucycles_bench_format_with_speed(char *buf, unsigned long size, int format, const char *name,
+                                       const struct cpucycles_bench_result *r,
+                                       const struct cpucycles_bench_speed *speed)
 {
   struct cpucycles_out o;
   struct record w;
   if (!known_format(format) || (!r && format != CPUCYCLES_FORMAT_CSV_HEADER)) return -1;
   cpucycles_out_start(&o, buf, size);
-  w.o = &o, w.format = format, w.fields = 0;
+  w.o = &o, w.format = format, w.fields = 0, w.in_row = 0;
+  integer(&w, "schema", CPUCYCLES_JSON_SCHEMA);
   text(&w, "type", "bench");
   text(&w, "name", name ? name : "");
   number(&w, "median", r ? r->median : 0);
@@ -120,10 +155,22 @@ long cpucycles_bench_format(char *buf, unsigned long size, int format, const cha
   integer(&w, "overhead", r ? r->overhead : 0);
   integer(&w, "precision", r ? r->precision : 0);
   flags(&w, r ? r->flags : 0);
+  /* the host's speed beside it: null where not measured (NaN) */
+  number(&w, "reference", speed && speed->reference > 0 ? speed->reference : NAN);
+  integer(&w, "reference_runs", speed ? speed->reference_runs : 0);
+  reference_flags(&w, speed ? speed->flags : 0);
   environment(&w);
   return finish(&w);
 }
 
+long cpucycles_bench_format(char *buf, unsigned long size, int format, const char *name,
+                            const struct cpucycles_bench_result *r)
+{
+  return cpucycles_bench_format_with_speed(buf, size, format, name, r, 0);
+}
+
+/* The comparison document every comparison writes (schema 2: what was
+ * compared and how, then one row), here of one in-process comparison. */
 long cpucycles_compare_format(char *buf, unsigned long size, int format, const char *name_a,
                               const char *name_b, const struct cpucycles_compare_result *r)
 {
@@ -131,17 +178,26 @@ long cpucycles_compare_format(char *buf, unsigned long size, int format, const c
   struct record w;
   if (!known_format(format) || (!r && format != CPUCYCLES_FORMAT_CSV_HEADER)) return -1;
   cpucycles_out_start(&o, buf, size);
-  w.o = &o, w.format = format, w.fields = 0;
-  text(&w, "type", "compare");
-  text(&w, "name_a", name_a ? name_a : "A");
-  text(&w, "name_b", name_b ? name_b : "B");
+  w.o = &o, w.format = format, w.fields = 0, w.in_row = 0;
+  integer(&w, "schema", CPUCYCLES_JSON_SCHEMA);
+  text(&w, "type", "comparison");
+  text(&w, "tool", "cpucycles_bench_compare");
+  text(&w, "old", name_a ? name_a : "A");
+  text(&w, "new", name_b ? name_b : "B");
+  text(&w, "measured", "cycles per call");
+  number(&w, "tolerance", 0);
+  number(&w, "confidence", 0.99);
+  integer(&w, "looks", 1);
+  integer(&w, "status", r && r->verdict == CPUCYCLES_COMPARE_B_SLOWER ? 1 : 0);
+  open_row(&w);
+  text(&w, "name", name_b ? name_b : "B");
+  text(&w, "verdict", r ? cpucycles_compare_verdict_name(r->verdict) : "");
   number(&w, "ratio", r ? r->ratio : 0);
   number(&w, "ratio_low", r ? r->ratio_low : 0);
   number(&w, "ratio_high", r ? r->ratio_high : 0);
-  text(&w, "verdict", r ? cpucycles_compare_verdict_name(r->verdict) : "");
   text(&w, "verdict_covers", r && (r->flags & CPUCYCLES_BENCH_PLACEMENT_NOT_COVERED) ? NOT_COVERED : "");
-  number(&w, "a", r ? r->a : 0);
-  number(&w, "b", r ? r->b : 0);
+  number(&w, "old", r ? r->a : 0);
+  number(&w, "new", r ? r->b : 0);
   number(&w, "difference", r ? r->difference : 0);
   number(&w, "difference_error", r ? r->difference_error : 0);
   integer(&w, "pairs", r ? r->pairs : 0);
@@ -152,6 +208,7 @@ long cpucycles_compare_format(char *buf, unsigned long size, int format, const c
   integer(&w, "precision", r ? r->precision : 0);
   integer(&w, "b_first", r ? r->b_first : 0);
   flags(&w, r ? r->flags : 0);
+  close_row(&w);
   environment(&w);
   return finish(&w);
 }

@@ -6,6 +6,11 @@
 #ifndef CPUCYCLES_FORMAT_H
 #define CPUCYCLES_FORMAT_H
 
+/* The version of the JSON every tool and cpucycles_bench_format() write
+ * ("schema": 2; a result or a comparison: doc/measuring.md, "JSON").
+ * Files without it are schema 1 (before 0.1.0's second year), still read. */
+#define CPUCYCLES_JSON_SCHEMA 2
+
 struct cpucycles_out {
   char *buf;
   unsigned long size; /* of buf */

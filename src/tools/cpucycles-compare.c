@@ -67,12 +67,19 @@ static const char usage[] =
     "                     it for a suite: one row per symbol (each name\n"
     "                     once, at most 1024 bytes)\n"
     "  --executions N     executions (processes) to measure in, 2 to 1000\n"
-    "                     (default 20)\n"
+    "                     (default 20): the first stage\n"
+    "  --max-executions N with a tolerance above 0, the executions in all when\n"
+    "                     the first stage leaves a row across the tolerance: a\n"
+    "                     second stage is measured (default 3 times --executions)\n"
     "  --seconds S        the time of each symbol's comparison in each\n"
     "                     execution (default 0.25); calls too slow for 200\n"
     "                     pairs in it get those that fit, at least 100\n"
-    "  --tolerance P      exit 1 only when the whole interval is beyond +P%\n"
-    "                     (default 0)\n"
+    "  --tolerance P      exit 1 only when the whole interval is beyond +P%,\n"
+    "                     0 only when it is all below; an interval across +P%\n"
+    "                     is measured more, then cannot judge (default 0: an\n"
+    "                     interval that contains 1 is indistinguishable)\n"
+    "  --exit-faster      exit 3 when nothing is slower and a row is faster\n"
+    "                     (beyond the tolerance)\n"
     "  --timeout S        the longest a benchmark's call may take, or its\n"
     "                     comparison beyond --seconds, before its execution\n"
     "                     is killed (default 60)\n"
@@ -84,10 +91,11 @@ static const char usage[] =
     "                     run of over 2 s)\n"
     "  --help             this text\n"
     "  --version          the version\n"
-    "Exit 0 when NEW is not slower, 1 when it is, 2 on an error (a file that\n"
-    "is missing or no shared object of this machine, a missing symbol, a bad\n"
-    "option, a benchmark that crashes, does not return, or is too slow for\n"
-    "100 pairs in --seconds).  cpucycles-compare(1).\n";
+    "Exit 0 when NEW is not slower beyond the tolerance, 1 when it is, 2 on an\n"
+    "error (a file that is missing or no shared object of this machine, a\n"
+    "missing symbol, a bad option, a benchmark that crashes, does not return,\n"
+    "or is too slow for 100 pairs in --seconds), 3 with --exit-faster, 4 when\n"
+    "a row cannot be judged.  cpucycles-compare(1).\n";
 
 /* ---- the command line ---- */
 
@@ -166,10 +174,11 @@ static int parse_options(int argc, char **argv, struct options *o)
    * called slower in 58 of 60 comparisons, 51 of 60 with 10 of 0.5 s;
    * doc/measuring.md) */
   o->executions = 20, o->seconds = 0.25, o->tolerance = 0, o->timeout = 60, o->copy = 1;
+  o->max_executions = 0; /* 3 times --executions, once that is known */
   for (i = 1; i < argc; i++) {
     const char *a = argv[i];
     int takes = !strcmp(a, "--symbol") || !strcmp(a, "--executions") || !strcmp(a, "--seconds") ||
-                !strcmp(a, "--tolerance") || !strcmp(a, "--timeout");
+                !strcmp(a, "--tolerance") || !strcmp(a, "--timeout") || !strcmp(a, "--max-executions");
     if (takes && i + 1 >= argc) return bad(a, 0, "needs a value");
     if (!strcmp(a, "--help")) {
       fputs(usage, stdout);
@@ -187,6 +196,11 @@ static int parse_options(int argc, char **argv, struct options *o)
     } else if (!strcmp(a, "--executions")) {
       if (number(a, argv[++i], 2, MAX_EXECUTIONS, 1, &x)) return 2;
       o->executions = (long)x;
+    } else if (!strcmp(a, "--max-executions")) {
+      if (number(a, argv[++i], 2, MAX_EXECUTIONS, 1, &x)) return 2;
+      o->max_executions = (long)x;
+    } else if (!strcmp(a, "--exit-faster")) {
+      o->exit_faster = 1;
     } else if (!strcmp(a, "--seconds")) {
       if (number(a, argv[++i], 0.001, 3600, 0, &x)) return 2;
       o->seconds = x;
@@ -211,6 +225,10 @@ static int parse_options(int argc, char **argv, struct options *o)
     }
   }
   if (nfiles < 2) return bad("missing", 0, nfiles ? "NEW.so" : "OLD.so and NEW.so");
+  if (!o->max_executions)
+    o->max_executions = 3 * o->executions < MAX_EXECUTIONS ? 3 * o->executions : MAX_EXECUTIONS;
+  if (o->max_executions < o->executions)
+    return bad("--max-executions", 0, "fewer than --executions (the first stage)");
   o->old_path = files[0], o->new_path = files[1];
   if (!o->nsymbols) o->symbols[o->nsymbols++] = "benchmark";
   return -1;
@@ -260,22 +278,46 @@ static int ready(struct options *o, const char *argv0, struct self *self, char *
   return 0;
 }
 
-/* The executions combined, one row per symbol, and printed: the exit
- * status. */
-static int print_result(const struct options *o, struct outcome *runs)
+/* The first n executions combined, one row per symbol, each judged
+ * (combine.c); their suite's status. */
+static int judge_all(const struct options *o, struct outcome *runs, long n, int looks, struct row *rows,
+                     double *scratch)
+{
+  int s, status = CPUCYCLES_EXIT_NOT_SLOWER;
+  for (s = 0; s < o->nsymbols; s++) {
+    combine(o, runs, n, looks, s, &rows[s], scratch);
+    status = cpucycles_exit_combine(status, rows[s].j.status);
+  }
+  return status;
+}
+
+/* The executions, in one stage or two, judged and printed: the exit
+ * status.  At tolerance 0 one look (99%): an interval that contains 1 is
+ * an answer.  Above 0 an interval across 1 + tolerance is none: a second
+ * stage, fixed in advance (up to --max-executions in all), is run when
+ * the first leaves a row there, and each of the two looks takes a 99.5%
+ * interval (verdict.h: the chance that either errs stays under 1%). */
+static int measure_and_judge(const struct options *o, const struct self *self, struct outcome *runs)
 {
   struct row rows[MAX_SYMBOLS];
-  double *scratch = calloc((size_t)o->executions, sizeof *scratch);
-  int s, status = 0;
+  double *scratch = calloc((size_t)o->max_executions, sizeof *scratch);
+  int s, status, looks = o->tolerance > 0 && o->max_executions > o->executions ? 2 : 1, undecided = 0;
+  long n = o->executions;
   if (!scratch) return bad("out of memory", 0, "the statistics");
-  for (s = 0; s < o->nsymbols; s++) {
-    combine(o, runs, s, &rows[s], scratch);
-    if (rows[s].beyond) status = 1;
+  if ((status = run_executions(o, self, runs, 0, n)) != 0) goto done;
+  status = judge_all(o, runs, n, looks, rows, scratch);
+  for (s = 0; s < o->nsymbols; s++) undecided |= rows[s].j.undecided;
+  if (looks == 2 && undecided && status != CPUCYCLES_EXIT_SLOWER) {
+    if ((status = run_executions(o, self, runs, n, o->max_executions - n)) != 0) goto done;
+    n = o->max_executions;
+    status = judge_all(o, runs, n, looks, rows, scratch);
   }
+  if (o->json) print_json(o, rows, runs, n, status);
+  else print_text(o, rows, runs, n);
+  status = finish(status);
+done:
   free(scratch);
-  if (o->json) print_json(o, rows, runs, status);
-  else print_text(o, rows, runs);
-  return finish(status);
+  return status;
 }
 
 int main(int argc, char **argv)
@@ -300,16 +342,16 @@ int main(int argc, char **argv)
     return 2;
   }
 
-  runs = calloc((size_t)o.executions, sizeof *runs);
+  runs = calloc((size_t)o.max_executions, sizeof *runs);
   if (!runs) return bad("out of memory", 0, "the executions' results");
   status = 0;
-  for (e = 0; e < o.executions; e++)
+  for (e = 0; e < o.max_executions; e++)
     if (!(runs[e].m = calloc((size_t)o.nsymbols, sizeof *runs[e].m))) {
       status = bad("out of memory", 0, "the executions' results");
       break;
     }
-  if (status == 0 && (status = run_executions(&o, &self, runs)) == 0) status = print_result(&o, runs);
-  for (e = 0; e < o.executions; e++) free(runs[e].m);
+  if (status == 0) status = measure_and_judge(&o, &self, runs);
+  for (e = 0; e < o.max_executions; e++) free(runs[e].m);
   free(runs);
   mirror_remove(root);
   return status;

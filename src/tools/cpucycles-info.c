@@ -30,6 +30,7 @@
 #include "info-abi.h"
 #include "private.h"
 #include "info-compare.h"
+#include "verdict.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,15 +228,18 @@ static int observe_persecond(long long step, struct observed *o)
   return n;
 }
 
-/* A full disk or a closed pipe must not look like success to a script. */
-static int finish(int status)
+/* A full disk or a closed pipe must not look like success to a script:
+ * the report's exit status 1, --compare's 2 (an error, as every
+ * comparison's: verdict.h). */
+static int finish_with(int status, int failed)
 {
   if (fflush(stdout) != 0 || ferror(stdout)) {
     fprintf(stderr, "cpucycles-info: cannot write the output: %s\n", strerror(errno));
-    return 1;
+    return failed;
   }
   return status;
 }
+static int finish(int status) { return finish_with(status, 1); }
 
 /* ---- text mode ---- */
 
@@ -669,7 +673,9 @@ int main(int argc, char **argv)
   switch (mode) {
   case JSON: return report_json(cpucycles_decision());
   case CHECK: return check(cpucycles_decision());
-  case COMPARE: return finish(cpucycles_info_compare(old_path, new_path, tolerance, exit_faster, judge_anyway));
+  case COMPARE:
+    return finish_with(cpucycles_info_compare(old_path, new_path, tolerance, exit_faster, judge_anyway),
+                       CPUCYCLES_EXIT_ERROR);
   default: return report_text(cpucycles_decision());
   }
 }

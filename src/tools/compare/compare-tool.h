@@ -5,6 +5,7 @@
  * how the parts fit. */
 #ifndef CPUCYCLES_COMPARE_TOOL_H
 #define CPUCYCLES_COMPARE_TOOL_H
+#include "verdict.h"
 #include <stddef.h>
 #include <stdio.h>
 #include <time.h>
@@ -49,9 +50,10 @@ struct options {
   const char *old_path, *new_path;
   const char *symbols[MAX_SYMBOLS];
   int nsymbols;
-  long executions;
+  long executions;     /* the first stage */
+  long max_executions; /* the bound of a second stage (tolerance > 0) */
   double seconds, tolerance, timeout;
-  int json, progress, copy;
+  int json, progress, copy, exit_faster;
   /* where each build's copy goes in each execution (mirror.c), or why
    * none is made */
   char copies[2][4096 + 256];
@@ -81,8 +83,9 @@ struct row {
                              them: relative (0.001 is 0.1%) */
   double placement_share; /* of the variance between executions */
   double within_sd;       /* the noise within an execution, relative */
-  int verdict;            /* CPUCYCLES_COMPARE_* */
-  int beyond;             /* slower beyond the tolerance: exit 1 */
+  struct cpucycles_judgement j; /* the verdict (verdict.h) */
+  long executions;        /* behind it */
+  int looks;              /* 2 when a second stage could follow (99.5% each) */
   long long pairs;        /* kept, in the execution that kept the fewest */
   double pair_seconds;    /* the slowest pair of calls, where the pairs were
                              counted (too slow for 200 in --seconds); else 0 */
@@ -144,17 +147,22 @@ int find_self(const char *argv0, struct self *self, char *why, size_t size);
 /* 0, or -1 with errno; root (the copies' directory, or "") is removed
  * when a signal ends the run */
 int catch_signals(const char *root);
-/* Every execution in turn, runs[e] filled: 0, or 2 with a message. */
-int run_executions(const struct options *o, const struct self *self, struct outcome *runs);
+/* Executions first to first + count - 1 in turn, runs[e] filled: 0, or 2
+ * with a message. */
+int run_executions(const struct options *o, const struct self *self, struct outcome *runs, long first,
+                   long count);
 
 /* ---- combine.c ---- */
 
-void combine(const struct options *o, struct outcome *runs, int s, struct row *r, double *x);
+/* Symbol s's row from the first n executions (x: room for n doubles). */
+void combine(const struct options *o, struct outcome *runs, long n, int looks, int s, struct row *r,
+             double *x);
 
 /* ---- report.c: what the tool prints ---- */
 
-void print_text(const struct options *o, const struct row *rows, const struct outcome *runs);
-void print_json(const struct options *o, const struct row *rows, struct outcome *runs, int status);
+/* n: the executions run */
+void print_text(const struct options *o, const struct row *rows, const struct outcome *runs, long n);
+void print_json(const struct options *o, const struct row *rows, struct outcome *runs, long n, int status);
 /* a printable form of a path or name: control bytes as '?' */
 void put_clean(FILE *f, const char *s);
 /* A message on stderr, its paths and names cleaned as the output's are. */

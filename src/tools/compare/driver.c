@@ -487,24 +487,26 @@ static int run_execution(const struct options *o, const struct self *self, long 
 
 /* ---- the executions in turn ---- */
 
-int run_executions(const struct options *o, const struct self *self, struct outcome *runs)
+int run_executions(const struct options *o, const struct self *self, struct outcome *runs, long first,
+                   long count)
 {
   /* the layouts' draws (rng.h) */
   unsigned long long rng =
-      (unsigned long long)time(0) * 0x9e3779b97f4a7c15ULL ^ (unsigned long long)getpid() << 20;
+      (unsigned long long)time(0) * 0x9e3779b97f4a7c15ULL ^ (unsigned long long)getpid() << 20 ^
+      (unsigned long long)first;
   /* (each execution also pays a process, two loads and a first call) */
-  double expected = (double)o->executions * ((double)o->nsymbols * (o->seconds + 0.05) + 0.05);
+  double expected = (double)count * ((double)o->nsymbols * (o->seconds + 0.05) + 0.05);
   double started = now();
   int tty = isatty(2), show_progress = o->progress || (tty && expected > PROGRESS_AFTER);
   long e;
   if (!rng) rng = 1;
-  for (e = 0; e < o->executions; e++) {
+  for (e = first; e < first + count; e++) {
     if (run_execution(o, self, e, &runs[e], &rng) != 0) {
       if (show_progress && tty) fputs("\r\033[K", stderr);
       return 2;
     }
     if (show_progress)
-      fprintf(stderr, PROGRAM ": execution %ld of %ld done, %.1f s%s", e + 1, o->executions,
+      fprintf(stderr, PROGRAM ": execution %ld of %ld done, %.1f s%s", e + 1, first + count,
               now() - started, tty ? "\r" : "\n");
   }
   if (show_progress && tty) fputs("\r\033[K", stderr);

@@ -5,18 +5,12 @@
 #include "compare-tool.h"
 #include "cpucycles-bench.h"
 #include "format.h"
+#include "verdict.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *verdict_word(int verdict)
-{
-  return verdict == CPUCYCLES_COMPARE_B_SLOWER   ? "slower"
-         : verdict == CPUCYCLES_COMPARE_B_FASTER ? "faster"
-                                                 : "indistinguishable";
-}
 
 #define COVERS "placement: each execution a fresh process (ASLR), with its own copy of each file, entry addresses, environment size and stack offset"
 #define COVERS_NO_COPY "placement: each execution a fresh process (ASLR), with its own entry addresses, environment size and stack offset"
@@ -44,31 +38,30 @@ static int loaded_how(const struct outcome *run, int j, const char **why)
  * for copies not moved, "OLD loaded as it is: why" for the file itself,
  * each with "in k of E executions" when not in all; "" when moved in
  * every execution. */
-static void not_moved(const struct options *o, const struct outcome *runs, int j, char *text, size_t size)
+static void not_moved(const struct outcome *runs, long n, int j, char *text, size_t size)
 {
   const char *why, *first[3] = {0, 0, 0}, *who = j ? "NEW" : "OLD";
   long e, count[3] = {0, 0, 0};
-  size_t n = 0;
+  size_t used = 0;
   int how;
   text[0] = 0;
-  for (e = 0; e < o->executions; e++) {
+  for (e = 0; e < n; e++) {
     how = loaded_how(&runs[e], j, &why);
     if (!count[how]++) first[how] = why;
   }
-  for (how = FILE_ITSELF; how >= COPIED && n < size; how--) {
+  for (how = FILE_ITSELF; how >= COPIED && used < size; how--) {
     char times[64] = "";
     if (!count[how]) continue;
-    if (count[how] < o->executions)
-      snprintf(times, sizeof times, " in %ld of %ld executions", count[how], o->executions);
-    n += (size_t)snprintf(text + n, size - n, "%s%s%s%s: %s", n ? "; " : "", who,
-                          how == FILE_ITSELF ? " loaded as it is" : "", times, first[how]);
+    if (count[how] < n) snprintf(times, sizeof times, " in %ld of %ld executions", count[how], n);
+    used += (size_t)snprintf(text + used, size - used, "%s%s%s%s: %s", used ? "; " : "", who,
+                             how == FILE_ITSELF ? " loaded as it is" : "", times, first[how]);
   }
 }
 
 /* What the intervals cover: COVERS, and the code's offset within its
  * pages where both builds were moved in every execution, or why not: a
  * copy of each file only where each was copied in every execution. */
-static void covers(const struct options *o, const struct outcome *runs, char *text, size_t size)
+static void covers(const struct options *o, const struct outcome *runs, long n, char *text, size_t size)
 {
   char why[2][300];
   const char *unused;
@@ -78,11 +71,11 @@ static void covers(const struct options *o, const struct outcome *runs, char *te
     snprintf(text, size, "%s; not the code's offset within its pages (--no-copy)", COVERS_NO_COPY);
     return;
   }
-  for (e = 0; e < o->executions; e++)
+  for (e = 0; e < n; e++)
     for (j = 0; j < 2; j++)
       if (loaded_how(&runs[e], j, &unused) == FILE_ITSELF) all_copied = 0;
-  not_moved(o, runs, 0, why[0], sizeof why[0]);
-  not_moved(o, runs, 1, why[1], sizeof why[1]);
+  not_moved(runs, n, 0, why[0], sizeof why[0]);
+  not_moved(runs, n, 1, why[1], sizeof why[1]);
   if (!why[0][0] && !why[1][0])
     snprintf(text, size, "%s, and the code's offset within its pages", COVERS);
   else
@@ -127,14 +120,14 @@ static void json_key(const char *key, int first)
 /* "old_code_offsets": [...] (null where not moved), "old_code_step": N
  * (0 when never moved), "old_loaded": ["moved copy" | "copy" | "file"...],
  * "old_loaded_why": [null | why not moved or not copied...], and NEW's. */
-static void json_code(const struct options *o, const struct outcome *runs, int j, const char *who)
+static void json_code(const struct outcome *runs, long n, int j, const char *who)
 {
   char key[32];
   unsigned long step = 0;
   long e;
   snprintf(key, sizeof key, "%s_code_offsets", who);
   json_key(key, 0), fputs("[", stdout);
-  for (e = 0; e < o->executions; e++) {
+  for (e = 0; e < n; e++) {
     if (e) fputs(", ", stdout);
     if (runs[e].offset[j] >= 0)
       printf("%ld", runs[e].offset[j]), step = runs[e].step[j];
@@ -147,7 +140,7 @@ static void json_code(const struct options *o, const struct outcome *runs, int j
   /* how it was loaded in each execution, and why not moved or copied */
   snprintf(key, sizeof key, "%s_loaded", who);
   json_key(key, 0), fputs("[", stdout);
-  for (e = 0; e < o->executions; e++) {
+  for (e = 0; e < n; e++) {
     const char *why;
     int how = loaded_how(&runs[e], j, &why);
     printf("%s\"%s\"", e ? ", " : "", how == MOVED ? "moved copy" : how == COPIED ? "copy" : "file");
@@ -155,7 +148,7 @@ static void json_code(const struct options *o, const struct outcome *runs, int j
   fputs("]", stdout);
   snprintf(key, sizeof key, "%s_loaded_why", who);
   json_key(key, 0), fputs("[", stdout);
-  for (e = 0; e < o->executions; e++) {
+  for (e = 0; e < n; e++) {
     const char *why;
     if (e) fputs(", ", stdout);
     loaded_how(&runs[e], j, &why);
@@ -165,69 +158,83 @@ static void json_code(const struct options *o, const struct outcome *runs, int j
   fputs("]", stdout);
 }
 
-void print_json(const struct options *o, const struct row *rows, struct outcome *runs,
-                       int status)
+/* A row's verdict in words (verdict.h's phrase), into buf. */
+static const char *phrase(const struct options *o, const struct row *r, char *buf, size_t size)
 {
-  char covered[2048];
+  struct cpucycles_out out;
+  cpucycles_out_start(&out, buf, size);
+  cpucycles_verdict_phrase(&out, &r->j, o->tolerance);
+  return buf;
+}
+
+/* "reasons": the names of what forbids a verdict */
+static void json_reasons(unsigned int reasons)
+{
+  unsigned int bit;
+  int n = 0;
+  fputs("[", stdout);
+  for (bit = 1; bit; bit <<= 1)
+    if ((reasons & bit) && cpucycles_verdict_reason_name(bit))
+      printf("%s\"%s\"", n++ ? ", " : "", cpucycles_verdict_reason_name(bit));
+  fputs("]", stdout);
+}
+
+/* The comparison document every comparison of cpucycles writes (schema
+ * 2, doc/measuring.md "The JSON of a comparison"): what was compared and
+ * how, then "rows", one per symbol, each with its name, verdict and
+ * interval first; this tool's own members after them. */
+void print_json(const struct options *o, const struct row *rows, struct outcome *runs, long n, int status)
+{
+  char covered[2048], words[512];
   int s;
   long e;
-  covers(o, runs, covered, sizeof covered);
-  json_key("type", 1), json_string("cpucycles-compare");
+  covers(o, runs, n, covered, sizeof covered);
+  json_key("schema", 1), printf("%d", CPUCYCLES_JSON_SCHEMA);
+  json_key("type", 0), json_string("comparison");
+  json_key("tool", 0), json_string(PROGRAM);
   json_key("version", 0), json_string(CPUCYCLES_VERSION);
   json_key("old", 0), json_string(o->old_path);
   json_key("new", 0), json_string(o->new_path);
-  json_key("executions", 0), printf("%ld", o->executions);
-  json_key("seconds", 0), json_number(o->seconds);
+  json_key("measured", 0), json_string("cycles per call");
   json_key("tolerance", 0), json_number(o->tolerance);
-  json_key("confidence", 0), json_number(0.99);
+  json_key("confidence", 0), json_number(cpucycles_verdict_confidence(n > 0 && o->nsymbols ? rows[0].looks : 1));
+  json_key("looks", 0), printf("%d", o->nsymbols ? rows[0].looks : 1);
+  json_key("status", 0), printf("%d", status);
+  json_key("executions", 0), printf("%ld", n);
+  json_key("first_stage", 0), printf("%ld", o->executions);
+  json_key("max_executions", 0), printf("%ld", o->tolerance > 0 ? o->max_executions : o->executions);
+  json_key("seconds", 0), json_number(o->seconds);
   json_key("interval_covers", 0), json_string(covered);
-  json_code(o, runs, 0, "old"), json_code(o, runs, 1, "new");
-  json_key("results", 0), fputs("[", stdout);
+  json_code(runs, n, 0, "old"), json_code(runs, n, 1, "new");
+  json_key("rows", 0), fputs("[", stdout);
   for (s = 0; s < o->nsymbols; s++) {
     const struct row *r = &rows[s];
-    printf("%s\n    {\"symbol\": ", s ? "," : "");
+    printf("%s\n    {\"name\": ", s ? "," : "");
     json_string(r->symbol);
-    printf(", \"verdict\": \"%s\", \"beyond_tolerance\": %s", verdict_word(r->verdict),
-           r->beyond ? "true" : "false");
+    printf(", \"verdict\": \"%s\", \"beyond_tolerance\": %s", cpucycles_verdict_word(r->j.verdict),
+           r->j.beyond ? "true" : "false");
+    fputs(", \"reasons\": ", stdout), json_reasons(r->j.reasons);
+    fputs(", \"says\": ", stdout), json_string(phrase(o, r, words, sizeof words));
     fputs(",\n     \"ratio\": ", stdout), json_number(r->ratio);
     fputs(", \"ratio_low\": ", stdout), json_number(r->low);
     fputs(", \"ratio_high\": ", stdout), json_number(r->high);
-    fputs(",\n     \"old_cycles\": ", stdout), json_number(r->old_cycles);
-    fputs(", \"new_cycles\": ", stdout), json_number(r->new_cycles);
+    fputs(",\n     \"old\": ", stdout), json_number(r->old_cycles);
+    fputs(", \"new\": ", stdout), json_number(r->new_cycles);
     fputs(", \"difference\": ", stdout), json_number(r->difference);
     fputs(", \"difference_low\": ", stdout), json_number(r->difference_low);
     fputs(", \"difference_high\": ", stdout), json_number(r->difference_high);
-    printf(",\n     \"pairs\": %lld", r->pairs);
+    printf(",\n     \"executions\": %ld, \"pairs\": %lld", r->executions, r->pairs);
     fputs(", \"placement_sd\": ", stdout), json_number(r->placement_sd);
     fputs(", \"placement_share\": ", stdout), json_number(r->placement_share);
     fputs(", \"within_sd\": ", stdout), json_number(r->within_sd);
-    fputs(",\n     \"execution_ratios\": [", stdout);
-    for (e = 0; e < o->executions; e++) {
+    fputs(",\n     \"ratio_samples\": [", stdout);
+    for (e = 0; e < n; e++) {
       if (e) fputs(", ", stdout);
       json_number(runs[e].m[s].ratio);
     }
     fputs("]}", stdout);
   }
-  fputs("\n  ]", stdout);
-  json_key("status", 0), printf("%d", status);
-  fputs("\n}\n", stdout);
-}
-
-/* The verdict's word on the tolerance, in the words cpucycles-info
- * --compare uses: within only when the whole interval is; one that
- * reaches across the tolerance exits 0 too, but has not shown NEW within
- * it, and says so. */
-static void tolerance_note(const struct row *r, double tolerance)
-{
-  int across = r->high > 1 + tolerance / 100;
-  if (r->verdict == CPUCYCLES_COMPARE_B_SLOWER)
-    printf(!isfinite(r->high) ? " (no ratio: not judged against %g%%)"
-           : r->beyond        ? " (beyond %g%%)"
-           : across           ? " (perhaps beyond %g%%: the interval reaches across it)"
-                              : " (within the tolerance of %g%%)",
-           tolerance);
-  else if (r->verdict == CPUCYCLES_COMPARE_INDISTINGUISHABLE && across)
-    printf(" (the interval reaches beyond the tolerance of %g%%)", tolerance);
+  fputs("\n  ]\n}\n", stdout);
 }
 
 /* a printable form of a path or name: control bytes as '?' */
@@ -236,19 +243,24 @@ void put_clean(FILE *f, const char *s)
   for (; *s; s++) putc(clean_char(*s), f);
 }
 
-void print_text(const struct options *o, const struct row *rows, const struct outcome *runs)
+void print_text(const struct options *o, const struct row *rows, const struct outcome *runs, long n)
 {
-  char covered[2048];
+  char covered[2048], words[512];
   int s, width = 6;
-  covers(o, runs, covered, sizeof covered);
+  covers(o, runs, n, covered, sizeof covered);
   for (s = 0; s < o->nsymbols; s++)
     if ((int)strlen(o->symbols[s]) > width) width = (int)strlen(o->symbols[s]);
   fputs("NEW ", stdout), put_clean(stdout, o->new_path);
   fputs(" against OLD ", stdout), put_clean(stdout, o->old_path);
-  printf(": %ld executions of %g s per symbol\n", o->executions, o->seconds);
-  printf("the 99%% intervals cover the noise within each execution and %s\n", covered);
+  printf(": %ld executions of %g s per symbol", n, o->seconds);
+  if (n > o->executions)
+    printf(" (%ld, then %ld more: the first left a row across the tolerance)", o->executions,
+           n - o->executions);
+  printf("\nthe %s%% intervals cover the noise within each execution and %s\n",
+         o->nsymbols && rows[0].looks > 1 ? "99.5" : "99", covered);
   printf("%-*s  %9s  %-21s  %10s  %10s  %9s  %5s  %s\n", width, "symbol", "new/old",
-         "99% interval", "old cycles", "new cycles", "placement", "share", "verdict");
+         o->nsymbols && rows[0].looks > 1 ? "99.5% interval" : "99% interval", "old cycles",
+         "new cycles", "placement", "share", "verdict");
   for (s = 0; s < o->nsymbols; s++) {
     const struct row *r = &rows[s];
     char interval[64], sd[32], share[16];
@@ -263,13 +275,17 @@ void print_text(const struct options *o, const struct row *rows, const struct ou
       snprintf(sd, sizeof sd, "-"), snprintf(share, sizeof share, "-");
     }
     put_clean(stdout, r->symbol);
-    printf("%*s  %9.4f  %-21s  %10.1f  %10.1f  %9s  %5s  %s", width - (int)strlen(r->symbol), "",
-           r->ratio, interval, r->old_cycles, r->new_cycles, sd, share, verdict_word(r->verdict));
-    if (o->tolerance > 0) tolerance_note(r, o->tolerance);
-    putchar('\n');
+    printf("%*s  %9.4f  %-21s  %10.1f  %10.1f  %9s  %5s  %s\n", width - (int)strlen(r->symbol), "",
+           r->ratio, interval, r->old_cycles, r->new_cycles, sd, share, phrase(o, r, words, sizeof words));
   }
   puts("(placement: the standard deviation of NEW/OLD between executions beyond the noise\n"
        " within them; share: its part of the variance between executions)");
+  for (s = 0; s < o->nsymbols; s++)
+    if (rows[s].j.undecided) {
+      printf("(across the tolerance still after %ld executions, the most --max-executions allows:\n"
+             " more executions, --seconds, or a quieter machine may decide it)\n", n);
+      break;
+    }
   for (s = 0; s < o->nsymbols; s++)
     if (rows[s].pair_seconds > 0) {
       fputc('(', stdout), put_clean(stdout, rows[s].symbol);
