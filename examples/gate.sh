@@ -5,12 +5,15 @@
 #   sh gate.sh baseline.json new.json [PERCENT]
 #
 # Both files are cpucycles_bench() results saved as JSON by save-json.c,
-# which measures in several processes (10 by default) and saves each
-# one's result: the same code measures a few percent apart from one
-# process to the next, and only the spread between processes tells how
-# far apart two builds must be to differ.  A file with one result of a
-# name cannot be judged.
-# `cpucycles-info --compare OLD NEW` says, in its exit status:
+# which measures in several processes (until its own interval is within
+# +-0.5%) and saves each one's result with the harness's reference beside
+# it: the same code measures a few percent apart from one process to the
+# next, and only the spread between processes tells how far apart two
+# builds must be to differ; the reference tells how fast the host ran
+# (a slower host is not slower code: each figure is divided by it).  A
+# file with one result of a name cannot be judged.
+# `cpucycles-info --compare OLD NEW` says, in its exit status (the one
+# every comparison of cpucycles uses: VERDICTS in cpucycles_bench(3)):
 #   0  NEW is not slower by more than the tolerance (5% unless
 #      --tolerance): its whole 99% interval lies below it
 #   1  NEW is slower by more than the tolerance: its whole interval
@@ -20,9 +23,9 @@
 #      disturbed (drift, spread, below-resolution, too few runs kept;
 #      fewer are left out, and said), the two measured apart (another
 #      counter, unit, host or library), one execution in a file, or an
-#      interval that reaches across the tolerance (too noisy: measure
-#      again, on a quieter machine, or in more processes); it says which
-#      file and why.  --judge-anyway judges it regardless (exit 0 or 1),
+#      interval that reaches across the tolerance (too noisy: save again
+#      with more executions, or on a quieter machine); it says which file
+#      and why.  --judge-anyway judges it regardless (exit 0 or 1),
 #      printing the same reasons as warnings.
 # This script passes the same status on, saying which.  As a make rule,
 # where any status but 0 stops the build:

@@ -21,6 +21,9 @@
  *   -DSPIKE=K     benchmark() does K times its work in the 4th process of
  *                 every 10 that load it (the same count): one execution of
  *                 ten disturbed, as a busy neighbour does, unflagged
+ *   -DTWO_SPEED_MS=T  benchmark() does 1.6 times its work in every other
+ *                 window of T ms of the monotonic clock: a host whose
+ *                 speed changes while both builds are measured
  *   -DSIBLING_DLOPEN  benchmark()'s work is that of plug.so beside it,
  *                 opened by dlopen("$ORIGIN/plug.so") at its first call, as
  *                 plugin loaders do (plug.so: a -DWORK_LIBRARY=K build)
@@ -128,6 +131,16 @@ void benchmark(void *arg)
       _exit(0);
     }
 #endif
+  }
+#endif
+#if defined(TWO_SPEED_MS)
+  {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if ((now.tv_sec * 1000 + now.tv_nsec / 1000000) / TWO_SPEED_MS % 2) {
+      compare_fixture_work(WORK * 8 / 5);
+      return;
+    }
   }
 #endif
 #if defined(SIBLING_DLOPEN)

@@ -57,7 +57,7 @@ out=$dir/out err=$dir/err
 quick="--executions 10 --seconds 0.05"
 # each run bounded, whatever the tool does: a hang is a failure, not a stuck suite
 if command -v timeout >/dev/null 2>&1; then bounded="timeout 120"; else bounded=; fi
-total=71
+total=72
 
 echo "1..$total"
 if [ -n "${CPUCYCLES_PROBE_RUNNER:-}" ]; then
@@ -295,6 +295,21 @@ else
   notok "1.3 times the work, one execution of ten at 13 times: exit $status, want slower near 1.3"; show
 fi
 unset COMPARE_FIXTURE_COUNTER
+# Two builds of the same code on a host whose speed changes every 5 ms
+# (1.6 times the work by turns, both builds alike): the pairs of each
+# execution are measured at one speed each, so NEW/OLD stays near 1;
+# within 20% always (the speeds' ratio, 1.6, would not be)
+if ${CC:-cc} -O2 -shared -fPIC -DTWO_SPEED_MS=5 -DMARKER=speed-a -o "$dir/speed-a.so" "$top_srcdir/tests/compare-fixture.c" >"$dir/cc.log" 2>&1 &&
+   ${CC:-cc} -O2 -shared -fPIC -DTWO_SPEED_MS=5 -DMARKER=speed-b -o "$dir/speed-b.so" "$top_srcdir/tests/compare-fixture.c" >"$dir/cc.log" 2>&1; then
+  run $quick --tolerance 20 "$dir/speed-a.so" "$dir/speed-b.so"
+  if [ $status -eq 0 ] && row benchmark | awk '{ exit !($2 > 0.9 && $2 < 1.1) }'; then
+    ok "the same code, the host's speed changing by 1.6 every 5 ms: NEW/OLD near 1, within 20%, exit 0: $(row benchmark | tr -s ' ')"
+  else
+    notok "the same code, the host's speed changing every 5 ms: exit $status, want 0 and NEW/OLD near 1"; show
+  fi
+else
+  skip "the same code, the host's speed changing every 5 ms" "$CC cannot build it: $(head -n 1 "$dir/cc.log")"
+fi
 # OLD against itself: called different by chance now and then (the
 # interval is 99%, not certain), so only what chance cannot do is checked
 run $quick "$dir/one.so" "$dir/one.so"

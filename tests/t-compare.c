@@ -54,6 +54,8 @@ struct scenario {
   double a, b;        /* true lengths */
   double spikes;      /* share of runs with an interrupt */
   double drift;       /* both slow down by this share over the pairs */
+  int moves;          /* the thread moves between a fast CPU and one 1.6
+                         times slower every this many pairs (0: never) */
 };
 
 static long long a_runs[PAIRS], b_runs[PAIRS];
@@ -71,7 +73,7 @@ static void trials(const struct scenario *s, int verdicts[3], int *covered, doub
   for (t = 0; t < TRIALS; t++) {
     seed = 1000 + (unsigned long long)t;
     for (i = 0; i < PAIRS; i++) {
-      slow = 1 + s->drift * i / PAIRS;
+      slow = (1 + s->drift * i / PAIRS) * (s->moves && (i / s->moves) % 2 ? 1.6 : 1);
       a_runs[i] = on_grid(noisy(s->a * slow, s->spikes));
       b_runs[i] = on_grid(noisy(s->b * slow, s->spikes));
     }
@@ -85,9 +87,10 @@ static void trials(const struct scenario *s, int verdicts[3], int *covered, doub
 
 static void statistics(void)
 {
-  struct scenario same = {2000, 2000, 0, 0}, slower = {2000, 2020, 0, 0};
-  struct scenario faster = {2000, 1980, 0, 0}, spiky = {2000, 2020, 0.02, 0};
-  struct scenario drifting = {2000, 2020, 0.01, 0.5}, half_step = {2000, 2010, 0, 0};
+  struct scenario same = {2000, 2000, 0, 0, 0}, slower = {2000, 2020, 0, 0, 0};
+  struct scenario faster = {2000, 1980, 0, 0, 0}, spiky = {2000, 2020, 0.02, 0, 0};
+  struct scenario drifting = {2000, 2020, 0.01, 0.5, 0}, half_step = {2000, 2010, 0, 0, 0};
+  struct scenario same_moving = {2000, 2000, 0, 0, 137}, slower_moving = {2000, 2020, 0, 0, 137};
   struct cpucycles_compare_result r;
   int v[3], covered;
   double worst;
@@ -116,6 +119,18 @@ static void statistics(void)
   tap_ok(v[CPUCYCLES_COMPARE_B_SLOWER] == TRIALS && worst < 0.003,
          "both slowing down by half over the run, 1%% interrupts: B slower %d of 100, worst "
          "error %.4f", v[2], worst);
+
+  /* the thread moves between a fast and a slow CPU (1.6 times the
+   * cycles) every 137 pairs, mid-block: each pair is at one speed, so
+   * its two runs move alike and the ratio holds */
+  trials(&same_moving, v, &covered, &worst);
+  tap_ok(v[CPUCYCLES_COMPARE_INDISTINGUISHABLE] >= 97,
+         "A against A, the thread moving between a fast CPU and one 1.6 times slower every 137 "
+         "pairs: indistinguishable %d of 100 (faster %d, slower %d)", v[0], v[1], v[2]);
+  trials(&slower_moving, v, &covered, &worst);
+  tap_ok(v[CPUCYCLES_COMPARE_B_SLOWER] == TRIALS && covered >= 95 && worst < 0.002,
+         "B 1%% slower, moving between the two speeds: B slower %d of 100, the interval holds 1.01 "
+         "%d times, worst error %.4f", v[2], covered, worst);
 
   for (i = 0; i < 200; i++) a_runs[i] = 4 * 500, b_runs[i] = 4 * 600;
   memset(&r, 0, sizeof r);
@@ -612,7 +627,7 @@ static void square_root(void)
 
 int main(void)
 {
-  tap_plan(43);
+  tap_plan(45);
   square_root();
   statistics();
   unmeasurable_a();

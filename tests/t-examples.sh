@@ -28,7 +28,7 @@ err=$out.err
 saved=$top_builddir/t-examples-saved
 trap 'rm -f "$out" "$err" "$saved"-*.json' EXIT
 
-echo "1..15"
+echo "1..18"
 example() { # what pattern program args...: runs it, exit 0 and pattern in its output
   what=$1 pattern=$2; shift 2
   run "$@" >"$out" 2>"$err"; status=$?
@@ -61,7 +61,7 @@ fi
 # save-json --one, whose results cat together as the file would.
 save_json() {
   if [ -z "${CPUCYCLES_PROBE_RUNNER:-}" ]; then
-    run save-json "$1"
+    run save-json "$1" 4096 10
   else
     : >"$1" && i=0 && while [ $i -lt 10 ]; do run save-json --one 4096 >>"$1" || return; i=$((i + 1)); done &&
       echo "saved $1: sum of 4096 bytes, 10 executions (save-json --one each, through the runner)"
@@ -87,6 +87,21 @@ sys.exit(n != 10)' "$saved-base.json"; }; then
 else
   notok "its file is ten cpucycles_bench() results in JSON, one after another"; sed 's/^/# /' "$saved-base.json"
 fi
+# without EXECUTIONS: as many as its 99% interval needs to be within
+# +-0.5%, 5 to 30 (or 60 s), and it says which ended it
+if [ -z "${CPUCYCLES_PROBE_RUNNER:-}" ]; then
+  run save-json "$saved-auto.json" >"$out" 2>"$err"; status=$?
+  count=$(grep -c '^  "type": "bench",$' "$saved-auto.json" 2>/dev/null)
+  if [ "$status" -eq 0 ] && [ "${count:-0}" -ge 5 ] && [ "$count" -le 30 ] &&
+     grep -q "^saved .*-auto.json: sum of 4096 bytes, $count executions ([0-9]* unflagged): \(its 99% interval within +-0.5%\|the bound (30 executions or 60 s) came before a 99% interval of +-0.5%\)$" "$out" &&
+     [ "$(grep -c '^  "reference": [0-9]' "$saved-auto.json")" -eq "$count" ]; then
+    ok "save-json without EXECUTIONS: $(cat "$out")"
+  else
+    notok "save-json without EXECUTIONS: exit $status, $count results"; sed 's/^/# /' "$out" "$err"
+  fi
+else
+  ok "save-json without EXECUTIONS # SKIP it runs itself again, which the probe runner's guest cannot"
+fi
 # gate.sh with the in-tree cpucycles-info
 CPUCYCLES_INFO="$top_builddir/libtool --mode=execute ${CPUCYCLES_PROBE_RUNNER:-} $top_builddir/cpucycles-info"
 export CPUCYCLES_INFO
@@ -110,7 +125,8 @@ steady() { # factor file: the base's executions at factor * (999, 1000, 1001, ..
   awk -v m="$1" '/^  "interquartile_mean": / { printf "  \"interquartile_mean\": %.17g,\n", m * (999 + i++ % 3); next }
        /^  "flags": / { print "  \"flags\": [\"subtracted\"],"; next }
        /^  "count": / { print "  \"count\": 1000,"; next }
-       /^  "disturbed": / { print "  \"disturbed\": 0,"; next } { print }' "$saved-base.json" >"$2"
+       /^  "disturbed": / { print "  \"disturbed\": 0,"; next }
+       /^  "reference": / { print "  \"reference\": 1000,"; next } { print }' "$saved-base.json" >"$2"
 }
 steady 1 "$saved-steady.json"
 steady 2 "$saved-slow.json"
@@ -138,3 +154,45 @@ said 'cannot judge sum of 4096 bytes: NEW .*-drift.json, result 6 is flagged dri
 awk '{ print } /^}$/ { exit }' "$saved-steady.json" >"$saved-one.json"
 gate 4 '^gate: CANNOT JUDGE' "on a file of one execution" "$saved-steady.json" "$saved-one.json"
 gate 2 '^gate: cannot compare' "on a missing file" "$saved-base.json" "$saved-missing.json"
+
+# ---- the gate on a host that runs at two speeds ----
+# tests/speedshim.so makes every clock the process reads run
+# CPUCYCLES_SPEEDSHIM times faster (the TSC forbidden, the library counts
+# with CLOCK_MONOTONIC): the same to a measurement as a host 1.6 times
+# slower, as this VM's vCPUs are by turns.  The same code saved at 1 and
+# at 1.6 must not be called slower (the reference each result carries
+# divides it: without it, the gate failed it); 1.5 times the work at 1.6
+# is still caught.  --tolerance 20: no noise reaches it, 1.6 and 1.5 do.
+shim=$top_builddir/tests/.libs/speedshim.so
+speed() { # factor file bytes
+  CPUCYCLES_SPEEDSHIM=$1 LD_PRELOAD=$shim run save-json "$2" "$3" 10 >"$out" 2>"$err"
+}
+if [ -n "${CPUCYCLES_PROBE_RUNNER:-}" ]; then
+  why="it runs itself again, which the probe runner's guest cannot"
+elif [ ! -f "$shim" ]; then
+  why="no tests/speedshim.so (a static build)"
+elif case " ${CFLAGS:-} " in *-fsanitize*) true ;; *) false ;; esac; then
+  why="a sanitizer build (its runtime comes first and reads the TSC)"
+elif ! speed 1 "$saved-speed1.json" 4096 || ! grep -q '^  "counter": "default-monotonic",$' "$saved-speed1.json"; then
+  why="under the shim the counter is not CLOCK_MONOTONIC (no PR_SET_TSC here: not x86): $(sed -n 's/^  "counter": //p' "$saved-speed1.json" | head -n 1)"
+else
+  why=
+fi
+if [ -n "$why" ]; then
+  skip "gate.sh: the same code saved at speeds 1 and 1.6" "$why"
+  skip "gate.sh: 1.5 times the work saved at speed 1.6" "$why"
+else
+  speed 1.6 "$saved-speed16.json" 4096 && speed 1.6 "$saved-speed16-more.json" 6144
+  CPUCYCLES_INFO="$CPUCYCLES_INFO" sh "$top_srcdir/examples/gate.sh" "$saved-speed1.json" "$saved-speed16.json" 20 >"$out" 2>"$err"; status=$?
+  if [ $status -eq 0 ] && grep -q 'the harness.s reference took 1\.[5-7][0-9]* times the cycles in NEW.s executions' "$out"; then
+    ok "gate.sh: the same code saved at speeds 1 and 1.6: passed, the speed said: $(grep 'reference took' "$out")"
+  else
+    notok "gate.sh: the same code saved at speeds 1 and 1.6: exit $status, want 0 and the speed said"; sed 's/^/# /' "$out" "$err"
+  fi
+  CPUCYCLES_INFO="$CPUCYCLES_INFO" sh "$top_srcdir/examples/gate.sh" "$saved-speed1.json" "$saved-speed16-more.json" 20 >"$out" 2>"$err"; status=$?
+  if [ $status -eq 1 ] && grep -q '^gate: FAILED' "$out" && grep -q 'new/old 1\.[45]' "$out"; then
+    ok "gate.sh: 1.5 times the work saved at speed 1.6: caught: $(grep 'new/old' "$out")"
+  else
+    notok "gate.sh: 1.5 times the work saved at speed 1.6: exit $status, want 1 near 1.5"; sed 's/^/# /' "$out" "$err"
+  fi
+fi

@@ -123,7 +123,7 @@ static long long timed_run(const struct cpucycles_bench_clock *c, void (*fn)(voi
  * previous batch's fastest run; the first batch is a single run. */
 static void run(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
                 long long calls, long long runs, long long overhead, long long switch_cost,
-                struct kept *k, struct kept *nk, struct kept *rk, struct tally *t)
+                struct kept *k, struct kept *nk, struct kept *rk, long long ref_calls, struct tally *t)
 {
   long long ticks[BATCH_MAX], null_ticks[BATCH_MAX], ref_ticks[BATCH_MAX], batch = 1, b, i, before,
       after, fastest, done = 0;
@@ -140,7 +140,7 @@ static void run(const struct cpucycles_bench_clock *c, void (*fn)(void *), void 
       /* the reference, one run of it to REFERENCE_EVERY of fn's */
       ref_ticks[i] = -1;
       if (rk && (done + i) % REFERENCE_EVERY == 0) {
-        ref_ticks[i] = timed_run(c, reference_function, 0, 1, &ref_moved);
+        ref_ticks[i] = timed_run(c, reference_function, 0, ref_calls, &ref_moved);
         moved[i] |= ref_moved;
       }
     }
@@ -263,7 +263,7 @@ long long cpucycles_bench_null_overhead(const struct cpucycles_bench_clock *c, l
   struct tally ignored = {0, 0, 0};
   struct cpucycles_bench_result stats;
   kept_init(&kn, scratch, NULL_RUNS);
-  run(c, null_function, 0, calls, NULL_RUNS, 0, switch_cost, &kn, 0, 0, &ignored);
+  run(c, null_function, 0, calls, NULL_RUNS, 0, switch_cost, &kn, 0, 0, 0, &ignored);
   stats.flags = 0;
   if (kn.n == 0 || cpucycles_bench_statistics(kn.buf, kn.n, 0, &stats) != 0) return -1;
   return (long long)(stats.median + (stats.median < 0 ? -0.5 : 0.5));
@@ -331,14 +331,17 @@ static int measured_runs(const struct cpucycles_bench_clock *c, void (*fn)(void 
   struct tally t = {0, 0, 0};
   struct kept k, nk, rk;
   int subtracted = (r->flags & CPUCYCLES_BENCH_SUBTRACTED) != 0;
-  long long overhead, shift, i;
+  long long overhead, shift, i, ref_calls = 1;
 
   if (samples) kept_init(&k, samples, iterations);
   else kept_init(&k, scratch, CPUCYCLES_BENCH_RESERVOIR);
   kept_init(&nk, scratch + CPUCYCLES_BENCH_RESERVOIR, CPUCYCLES_BENCH_RESERVOIR);
   kept_init(&rk, scratch + 2 * CPUCYCLES_BENCH_RESERVOIR, CPUCYCLES_BENCH_REFERENCES);
+  /* a run of the reference spans the counter's steps many times over, as
+   * fn's does ("Tiny functions"): its median is then no grid's */
+  if (speed) ref_calls = cpucycles_bench_choose_calls(c, reference_function, 0, r->precision, 0);
   run(c, fn, arg, calls, iterations, r->overhead, switch_cost, &k, subtracted ? &nk : 0, speed ? &rk : 0,
-      &t);
+      ref_calls, &t);
   r->flags |= t.flags;
   r->disturbed = t.disturbed;
   r->runs_per_switch_check = t.batch_max;
@@ -347,7 +350,7 @@ static int measured_runs(const struct cpucycles_bench_clock *c, void (*fn)(void 
     struct cpucycles_bench_result stats;
     stats.flags = 0;
     cpucycles_bench_statistics(rk.buf, rk.n, r->precision, &stats);
-    speed->reference = stats.median;
+    speed->reference = stats.median / (double)ref_calls; /* a chain's cycles */
     speed->reference_runs = rk.seen;
     speed->flags = stats.flags & (CPUCYCLES_BENCH_DRIFT | CPUCYCLES_BENCH_SPREAD);
   }
@@ -409,7 +412,7 @@ static long long placed_overhead(const struct cpucycles_bench_clock *c, void (*f
   for (i = 0; i < n; i++) kept_init(&kn[i], scratch + i * NULL_RUNS, NULL_RUNS);
   for (round = 0; round < NULL_ROUNDS; round++)
     for (i = 0; i < n; i++)
-      run(c, null[i], 0, calls, NULL_RUNS / NULL_ROUNDS, 0, switch_cost, &kn[i], 0, 0, &ignored);
+      run(c, null[i], 0, calls, NULL_RUNS / NULL_ROUNDS, 0, switch_cost, &kn[i], 0, 0, 0, &ignored);
   for (i = 0; i < n; i++) {
     stats.flags = 0;
     if (kn[i].n == 0 || cpucycles_bench_statistics(kn[i].buf, kn[i].n, 0, &stats) != 0) continue;
@@ -461,7 +464,7 @@ static int measure(const struct cpucycles_bench_clock *c, void (*fn)(void *), vo
     r->flags |= CPUCYCLES_BENCH_SUBTRACTED;
   }
 
-  if (warm_ups > 0) run(c, fn, arg, calls, warm_ups, 0, switch_cost, 0, 0, 0, &ignored);
+  if (warm_ups > 0) run(c, fn, arg, calls, warm_ups, 0, switch_cost, 0, 0, 0, 0, &ignored);
   return measured_runs(c, fn, arg, calls, iterations, o ? o->samples : 0, scratch, switch_cost, r, speed)
              ? EAGAIN
              : 0;
