@@ -57,7 +57,7 @@ out=$dir/out err=$dir/err
 quick="--executions 10 --seconds 0.05"
 # each run bounded, whatever the tool does: a hang is a failure, not a stuck suite
 if command -v timeout >/dev/null 2>&1; then bounded="timeout 120"; else bounded=; fi
-total=72
+total=73
 
 echo "1..$total"
 if [ -n "${CPUCYCLES_PROBE_RUNNER:-}" ]; then
@@ -514,6 +514,17 @@ for r in d["rows"]:
   fi
 else
   skip "--json parsed by python3" "no python3"
+fi
+# what it writes, cpucycles-info --compare reads: the comparison judged
+# again from its executions' ratios (3 times the work: beyond 50%)
+info="$top_builddir/libtool --mode=execute ${CPUCYCLES_PROBE_RUNNER:-} $top_builddir/cpucycles-info"
+cp "$out" "$dir/compare.json"
+$info --compare "$dir/compare.json" --tolerance 50 >"$out" 2>"$err"; status=$?
+if [ $json_status -eq 1 ] && [ $status -eq 1 ] && grep -q '^benchmark: new/old 2\.[0-9]*, 99% interval \[.*\]: slower, beyond the tolerance of 50%$' "$out" &&
+   grep -q '^2 judged again (tolerance 50%): 2 slower' "$out"; then
+  ok "cpucycles-info --compare reads its --json and judges it again: $(head -n 1 "$out")"
+else
+  notok "cpucycles-info --compare on its --json: exit $status, want 1 and both rows slower beyond 50%"; show
 fi
 run --progress --executions 2 --seconds 0.05 "$dir/one.so" "$dir/one.so"
 if grep -q '^cpucycles-compare: execution 1 of 2 done' "$err" && grep -q 'execution 2 of 2 done' "$err"; then

@@ -31,7 +31,7 @@ out=$(mktemp "${TMPDIR:-/tmp}/cpucycles-info.XXXXXX") || exit 1
 err=$out.err
 trap 'rm -f "$out" "$err" "$out.text"' EXIT
 
-echo "1..111"
+echo "1..118"
 if $info >"$out" 2>"$err" && grep -q '^cpucycles version ' "$out" && grep -q '^cpucycles implementation' "$out"; then
   ok "cpucycles-info prints its report and exits 0"
 else
@@ -701,6 +701,41 @@ compare_case 4 "cannot judge sum: NEW .*-x-one.json holds one execution of it: h
 compare_case 4 '^2 compared (tolerance 5%): 0 slower (0 beyond the tolerance), 0 faster (0 beyond it), 1 indistinguishable, 1 cannot judge$' "a suite, one across the tolerance: exit 4" "$saved-x-suite-old.json" "$saved-x-suite-new.json"
 { cat "$saved-x-new.json"; runs "$saved-x-one.json" hash $(figures 2000 0.01); cat "$saved-x-one.json"; } >"$saved-x-suite-new.json"
 compare_case 1 '^2 compared (tolerance 5%): 1 slower (1 beyond the tolerance), 0 faster (0 beyond it), 1 indistinguishable, 0 cannot judge' "a suite, one slower beyond it: exit 1" "$saved-x-suite-old.json" "$saved-x-suite-new.json"
+# --json: the comparison document every tool writes (schema 2); judged
+# again from it, alone (--compare FILE), at another tolerance; given as
+# OLD or NEW it is refused, with what to do instead; a write failure is
+# an error, exit 2, as for every comparison.
+$info --compare "$saved-x-suite-old.json" "$saved-x-suite-new.json" --json >"$saved-cmp.json" 2>"$err"; status=$?
+if [ $status -eq 1 ] && { ! command -v python3 >/dev/null 2>&1 || python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1]).read(), parse_constant=lambda c: 1 / 0)
+assert d["schema"] == 2 and d["type"] == "comparison" and d["tool"] == "cpucycles-info --compare", d
+assert d["status"] == 1 and d["tolerance"] == 5 and d["confidence"] == 0.99, d
+assert [r["name"] for r in d["rows"]] == ["sum", "hash"], d
+sum_row = d["rows"][0]
+assert sum_row["verdict"] == "slower" and sum_row["beyond_tolerance"] and sum_row["reasons"] == [], sum_row
+assert abs(sum_row["ratio"] - 1.1) < 1e-6 and len(sum_row["old_samples"]) == 3, sum_row
+' "$saved-cmp.json"; }; then
+  ok "--compare --json: one comparison document, schema 2, a row per name with its verdict and samples, exit 1"
+else
+  notok "--compare --json: exit $status"; sed 's/^/# /' "$saved-cmp.json" "$err"
+fi
+compare_case 1 '^sum: new/old 1.1000, 99% interval \[1.0594, 1.1421\]: slower, beyond the tolerance of 5%$' "its JSON judged again (--compare FILE): the same interval from its samples" "$saved-cmp.json"
+compare_case 0 '^sum: new/old 1.1000, 99% interval \[1.0594, 1.1421\]: slower, within the tolerance of 20%$' "judged again at --tolerance 20: within it, exit 0" "$saved-cmp.json" --tolerance 20
+compare_case 2 "OLD .*-cmp.json: a comparison (cpucycles-compare --json, cpucycles-info --compare --json), not results: give it alone, --compare FILE" "a comparison given as OLD: refused, exit 2" "$saved-cmp.json" "$saved-x-new.json"
+printf '{"schema": 2, "type": "comparison", "tolerance": 0, "rows": [{"name": "a", "ratio": 1.02, "ratio_low": 1.01, "ratio_high": 1.03}]}\n' >"$saved-one-row.json"
+compare_case 1 '^a: new/old 1.0200, 99% interval \[1.0100, 1.0300\]: slower$' "a comparison with only its interval (cpucycles_compare_format's): judged by it" "$saved-one-row.json"
+compare_case 2 'not a comparison' "one file that is results, not a comparison: exit 2" "$saved-x-new.json"
+if [ -w /dev/full ]; then
+  $info --compare "$saved-x-old.json" "$saved-x-new.json" >/dev/full 2>"$err"; status=$?
+  if [ "$status" -eq 2 ] && grep -q 'cpucycles-info: cannot write' "$err"; then
+    ok "--compare to a full device: exit 2 (an error, as every comparison's)"
+  else
+    notok "--compare to a full device: exit $status, want 2"; sed 's/^/# /' "$err"
+  fi
+else
+  ok "--compare to a full device # SKIP no /dev/full"
+fi
 rm -f "$saved"-*.json
 
 # ---- every mode: a write failure is exit 1 ----

@@ -96,11 +96,14 @@ static int find_library(void)
 static const char usage[] =
     "usage: cpucycles-info [--json | --check | --help | --version]\n"
     "       cpucycles-info --compare OLD.json NEW.json [--tolerance PERCENT] [--exit-faster]\n"
-    "                      [--judge-anyway]\n"
+    "                      [--judge-anyway] [--json]\n"
+    "       cpucycles-info --compare COMPARISON.json [--tolerance PERCENT] [--exit-faster]\n"
+    "                      [--judge-anyway] [--json]\n"
     "  (no option)  report the build's counters, this host's verdict, the\n"
     "               unit, the frequency, a read's cost, the counter's step and\n"
     "               its rate observed against the clock\n"
-    "  --json       the same facts as one JSON object\n"
+    "  --json       the same facts as one JSON object; with --compare, the\n"
+    "               comparison as one JSON object (JSON in cpucycles_bench(3))\n"
     "  --check      exit 0 when the build's inline counter is verified on\n"
     "               this host (with no build counter, as in a portable build:\n"
     "               when the best cycle counter here is used), 1 when another\n"
@@ -110,14 +113,17 @@ static const char usage[] =
     "               results saved by cpucycles_bench_format(), one or more per\n"
     "               file (a JSON array, or one after another), matched by name;\n"
     "               the results of one name are executions (separate processes,\n"
-    "               at least 2 a file), and the 99% interval is between them;\n"
-    "               exit 0 when none is slower by more than the tolerance (each\n"
-    "               interval below it), 1 when one is (its whole interval beyond\n"
-    "               it), 2 when a file cannot be read or is not such a result,\n"
-    "               4 when one cannot be judged: flagged drift, spread or\n"
-    "               below-resolution, few runs kept, measured apart (counter,\n"
-    "               unit, host, library), one execution, or an interval across\n"
-    "               the tolerance\n"
+    "               at least 2 a file), and the 99% interval is between them,\n"
+    "               each figure divided by the harness's reference saved with it\n"
+    "               (the host's speed); one file: a comparison (cpucycles-compare\n"
+    "               --json, --compare --json) judged again; exit 0 when none is\n"
+    "               slower by more than the tolerance (each interval below it), 1\n"
+    "               when one is (its whole interval beyond it), 2 when a file\n"
+    "               cannot be read or is not such a result, 4 when one cannot be\n"
+    "               judged: flagged drift, spread or below-resolution, few runs\n"
+    "               kept, measured apart (counter, unit, host, library), one\n"
+    "               execution, or an interval across the tolerance (VERDICTS in\n"
+    "               cpucycles_bench(3))\n"
     "  --tolerance  with --compare: the percentage a verdict must be beyond (5)\n"
     "  --exit-faster  with --compare: exit 3 when none is slower and one is\n"
     "               faster (by more than the tolerance), instead of 0\n"
@@ -620,7 +626,7 @@ int main(int argc, char **argv)
   int i, modes = 0;
   const char *old_path = 0, *new_path = 0, *end;
   double tolerance = 5;
-  int exit_faster = 0, judge_anyway = 0;
+  int exit_faster = 0, judge_anyway = 0, json = 0, tolerance_given = 0;
 
   for (i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help")) {
@@ -630,18 +636,21 @@ int main(int argc, char **argv)
       printf("cpucycles-info %s\n", CPUCYCLES_VERSION);
       return finish(0);
     } else if (!strcmp(argv[i], "--json")) {
-      mode = JSON, modes++;
+      json = 1;
     } else if (!strcmp(argv[i], "--check")) {
       mode = CHECK, modes++;
-    } else if (!strcmp(argv[i], "--compare") && i + 2 < argc) {
+    } else if (!strcmp(argv[i], "--compare") && i + 1 < argc && argv[i + 1][0] != '-') {
+      /* OLD NEW, or one comparison to judge again */
       mode = COMPARE, modes++;
-      old_path = argv[++i], new_path = argv[++i];
+      old_path = argv[++i];
+      if (i + 1 < argc && argv[i + 1][0] != '-') new_path = argv[++i];
     } else if (!strcmp(argv[i], "--exit-faster")) {
       exit_faster = 1;
     } else if (!strcmp(argv[i], "--judge-anyway")) {
       judge_anyway = 1;
     } else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) {
       tolerance = cpucycles_parse_decimal(argv[++i], &end);
+      tolerance_given = 1;
       if (end == argv[i] || *end || tolerance < 0 || tolerance >= 100) {
         fprintf(stderr, "cpucycles-info: --tolerance '%s': not a percentage from 0 to 100\n",
                 argv[i]);
@@ -649,7 +658,7 @@ int main(int argc, char **argv)
       }
     } else if (!strcmp(argv[i], "--compare") || !strcmp(argv[i], "--tolerance")) {
       fprintf(stderr, "cpucycles-info: %s needs %s\n", argv[i],
-              argv[i][2] == 'c' ? "two files, OLD and NEW" : "a percentage");
+              argv[i][2] == 'c' ? "two files, OLD and NEW (or one comparison)" : "a percentage");
       fputs(usage, stderr);
       return 2;
     } else {
@@ -659,8 +668,10 @@ int main(int argc, char **argv)
       return 2;
     }
   }
-  if (modes > 1) {
-    fputs("cpucycles-info: give at most one of --json, --check and --compare\n", stderr);
+  if (json && mode == REPORT) mode = JSON;
+  if (modes > 1 || (json && mode == CHECK)) {
+    fputs("cpucycles-info: give at most one of --json, --check and --compare (--json goes with "
+          "--compare too)\n", stderr);
     fputs(usage, stderr);
     return 2;
   }
@@ -674,7 +685,10 @@ int main(int argc, char **argv)
   case JSON: return report_json(cpucycles_decision());
   case CHECK: return check(cpucycles_decision());
   case COMPARE:
-    return finish_with(cpucycles_info_compare(old_path, new_path, tolerance, exit_faster, judge_anyway),
+    return finish_with(new_path ? cpucycles_info_compare(old_path, new_path, tolerance, exit_faster,
+                                                         judge_anyway, json)
+                                : cpucycles_info_rejudge(old_path, tolerance, tolerance_given, exit_faster,
+                                                         judge_anyway, json),
                        CPUCYCLES_EXIT_ERROR);
   default: return report_text(cpucycles_decision());
   }

@@ -37,9 +37,11 @@
  * gets the interval within the processes, from the results' standard
  * errors). */
 #include "info-compare.h"
+#include "comparison.h"
 #include "format.h"
 #include "saved.h"
 #include "verdict.h"
+#include "readfile.h"
 #include <errno.h>
 #include <stddef.h>
 #include <math.h> /* isfinite, a macro: no libm */
@@ -55,6 +57,8 @@ struct context {
   const struct saved *old, *new;
   double tolerance; /* percent */
   int exit_faster, judge_anyway;
+  int json;         /* the comparison document on stdout, not text */
+  size_t rows;      /* written so far */
   int alone;        /* one name a file: its lines say old and new apart */
   int leaving_out;  /* the reasons being printed leave an execution out */
   size_t reasons;   /* printed so far: a suite's are bounded */
@@ -318,6 +322,30 @@ static int judge(struct context *c, struct group *all_old, struct group *all_new
   }
   cpucycles_out_start(&out, says, sizeof says);
   cpucycles_verdict_phrase(&out, j, c->tolerance);
+  speed = cpucycles_exp(sn.log_reference - so.log_reference);
+  if (c->json) {
+    struct comparison_row row;
+    row.name = go->name.s, row.name_length = go->name.n, row.j = j;
+    row.ratio = ratio, row.low = low, row.high = high, row.old_figure = so.cycles, row.new_figure = sn.cycles;
+    comparison_row(&row, c->tolerance, c->rows++ == 0);
+    json_member("interval");
+    json_string(!single ? "between processes" : go->n == gn->n ? "within each process" : "between one side's processes");
+    json_member("normalized"), fputs(normalized ? "true" : "false", stdout);
+    json_member("speed"), json_number(normalized ? speed : NAN);
+    printf(",\n     \"old_executions\": %zu, \"new_executions\": %zu", go->n, gn->n);
+    /* what the estimate took, as figures (each divided by its reference
+     * when normalized): enough to judge this row again */
+    for (i = 0; i < go->n; i++) vo[i] = go->x[i]->cycles / (normalized ? go->x[i]->reference : 1);
+    for (i = 0; i < gn->n; i++) vn[i] = gn->x[i]->cycles / (normalized ? gn->x[i]->reference : 1);
+    fputs(",\n     \"old_samples\": ", stdout), json_numbers(vo, (long)go->n);
+    fputs(",\n     \"new_samples\": ", stdout), json_numbers(vn, (long)gn->n);
+    if (single) {
+      json_member("old_one_error"), json_number(go->n == 1 ? go->x[0]->error / go->x[0]->cycles : NAN);
+      json_member("new_one_error"), json_number(gn->n == 1 ? gn->x[0]->error / gn->x[0]->cycles : NAN);
+    }
+    comparison_row_end();
+    goto done;
+  }
   if (c->alone) {
     fputs("old ", stdout), saved_put_text(stdout, go->name), fputs(": ", stdout), put_side(go, &so);
     fputs("\nnew ", stdout), saved_put_text(stdout, gn->name), fputs(": ", stdout), put_side(gn, &sn);
@@ -333,7 +361,6 @@ static int judge(struct context *c, struct group *all_old, struct group *all_new
                       : "between OLD's processes, within NEW's",
          says, c->judge_anyway && (reasons || j->undecided) ? " (judged anyway)" : "");
   /* the host's speed: the references of both sides, or that of neither */
-  speed = cpucycles_exp(sn.log_reference - so.log_reference);
   if (normalized && (speed > 1 + SPEED_SAID || speed < 1 - SPEED_SAID)) {
     if (!c->alone) saved_put_text(stdout, go->name), fputs(": ", stdout);
     printf("(the harness's reference took %.3f times the cycles in NEW's executions as in OLD's: "
@@ -348,21 +375,44 @@ done:
   return status;
 }
 
+/* The names only one side has, as a JSON array (after the rows). */
+static void json_only(const char *key, const struct saved *r)
+{
+  size_t i;
+  int n = 0;
+  json_key(key, 0), fputs("[", stdout);
+  for (i = 0; i < r->ngroups; i++)
+    if (!r->in_order[i]->matched) {
+      if (n++) fputs(", ", stdout);
+      json_text(r->in_order[i]->name.s, r->in_order[i]->name.n);
+    }
+  fputs("]", stdout);
+}
+
 static int compare_loaded(struct saved *old, struct saved *new, double tolerance, int exit_faster,
-                          int judge_anyway)
+                          int judge_anyway, int json)
 {
   size_t i, k, compared = 0, counts[4] = {0, 0, 0, 0}, beyond = 0, faster_beyond = 0;
   int status = CPUCYCLES_EXIT_NOT_SLOWER;
   struct cpucycles_judgement j;
+  struct comparison_head h;
   struct context c;
   memset(&c, 0, sizeof c);
   c.old = old, c.new = new, c.tolerance = tolerance, c.exit_faster = exit_faster;
-  c.judge_anyway = judge_anyway;
+  c.judge_anyway = judge_anyway, c.json = json;
+  if (json) {
+    h.tool = "cpucycles-info --compare", h.old_name = old->path, h.new_name = new->path;
+    h.measured = "cycles per call", h.tolerance = tolerance, h.looks = 1;
+    comparison_begin(&h);
+    comparison_rows();
+  }
   if (old->ngroups == 1 && new->ngroups == 1) { /* one name each: whatever the names */
-    c.alone = 1;
+    c.alone = !json;
     if (judge(&c, &old->groups[0], &new->groups[0], &j) != 0) return CPUCYCLES_EXIT_ERROR;
     if (c.reasons > REASONS_MAX)
       fprintf(stderr, "cpucycles-info: (and %zu more reasons)\n", c.reasons - REASONS_MAX);
+    old->groups[0].matched = new->groups[0].matched = 1;
+    if (json) comparison_rows_end(), comparison_end(j.status);
     return j.status;
   }
   /* in OLD's order */
@@ -376,10 +426,15 @@ static int compare_loaded(struct saved *old, struct saved *new, double tolerance
   }
   if (c.reasons > REASONS_MAX)
     fprintf(stderr, "cpucycles-info: (and %zu more reasons)\n", c.reasons - REASONS_MAX);
-  for (i = 0; i < old->ngroups; i++)
+  if (json) {
+    comparison_rows_end();
+    json_only("only_in_old", old), json_only("only_in_new", new);
+    comparison_end(compared ? status : CPUCYCLES_EXIT_ERROR);
+  }
+  for (i = 0; !json && i < old->ngroups; i++)
     if (!old->in_order[i]->matched)
       saved_put_text(stdout, old->in_order[i]->name), fputs(": only in OLD\n", stdout);
-  for (k = 0; k < new->ngroups; k++)
+  for (k = 0; !json && k < new->ngroups; k++)
     if (!new->in_order[k]->matched)
       saved_put_text(stdout, new->in_order[k]->name), fputs(": only in NEW\n", stdout);
   if (compared == 0) {
@@ -387,7 +442,8 @@ static int compare_loaded(struct saved *old, struct saved *new, double tolerance
           stderr);
     return CPUCYCLES_EXIT_ERROR;
   }
-  printf("%zu compared (tolerance %g%%): %zu slower (%zu beyond the tolerance), %zu faster (%zu "
+  if (!json)
+    printf("%zu compared (tolerance %g%%): %zu slower (%zu beyond the tolerance), %zu faster (%zu "
          "beyond it), %zu indistinguishable, %zu cannot judge\n",
          compared, tolerance, counts[CPUCYCLES_VERDICT_SLOWER], beyond, counts[CPUCYCLES_VERDICT_FASTER],
          faster_beyond, counts[CPUCYCLES_VERDICT_INDISTINGUISHABLE], counts[CPUCYCLES_VERDICT_CANNOT_JUDGE]);
@@ -395,15 +451,194 @@ static int compare_loaded(struct saved *old, struct saved *new, double tolerance
 }
 
 int cpucycles_info_compare(const char *old_path, const char *new_path, double tolerance,
-                           int exit_faster, int judge_anyway)
+                           int exit_faster, int judge_anyway, int json)
 {
   struct saved old, new;
   int status;
   memset(&old, 0, sizeof old), memset(&new, 0, sizeof new);
   old.label = "OLD", old.path = old_path, new.label = "NEW", new.path = new_path;
   status = saved_load(&old) == 0 && saved_load(&new) == 0
-               ? compare_loaded(&old, &new, tolerance, exit_faster, judge_anyway)
+               ? compare_loaded(&old, &new, tolerance, exit_faster, judge_anyway, json)
                : CPUCYCLES_EXIT_ERROR;
   saved_free(&old), saved_free(&new);
+  return status;
+}
+
+/* ---- a comparison judged again ----
+ * A comparison document (cpucycles-compare --json, --compare --json)
+ * holds what its verdicts were made of: each execution's ratio (paired),
+ * each side's figures (unpaired), or at least the interval.  Judged again
+ * by the same rule, at another tolerance: the reasons it gave that are
+ * not the tolerance's (disturbed, measured apart) stand. */
+
+/* The numbers of a JSON array member: a malloc()ed array (of *n), 0 with
+ * *n 0 when there is none; NaN for a null. */
+static double *numbers(const struct cpucycles_json *row, const char *key, size_t *n)
+{
+  const struct cpucycles_json_member *m = cpucycles_json_find(row, key);
+  struct cpucycles_json_span *spans;
+  char why[256];
+  double *v;
+  size_t i;
+  *n = 0;
+  if (!m || m->type != CPUCYCLES_JSON_ARRAY ||
+      cpucycles_json_values(m->string, m->length, &spans, n, why, sizeof why) != 0)
+    return 0;
+  if (!(v = malloc((*n ? *n : 1) * sizeof *v))) {
+    free(spans);
+    *n = 0;
+    return 0;
+  }
+  for (i = 0; i < *n; i++) {
+    const char *text = m->string + spans[i].offset, *end;
+    v[i] = text[0] == 'n' ? NAN : cpucycles_parse_decimal(text, &end);
+  }
+  free(spans);
+  return v;
+}
+
+/* The reasons a row gave, by name (verdict.h's), but the tolerance's. */
+static unsigned int stored_reasons(const struct cpucycles_json *row)
+{
+  const struct cpucycles_json_member *m = cpucycles_json_find(row, "reasons");
+  struct cpucycles_json_span *spans;
+  unsigned int bit, reasons = 0;
+  char why[256];
+  size_t i, n;
+  if (!m || m->type != CPUCYCLES_JSON_ARRAY ||
+      cpucycles_json_values(m->string, m->length, &spans, &n, why, sizeof why) != 0)
+    return 0;
+  for (i = 0; i < n; i++)
+    for (bit = 1; bit; bit <<= 1) {
+      const char *name = cpucycles_verdict_reason_name(bit);
+      if (name && bit != CPUCYCLES_REASON_ACROSS && spans[i].length == strlen(name) + 2 &&
+          !memcmp(m->string + spans[i].offset + 1, name, strlen(name)))
+        reasons |= bit;
+    }
+  free(spans);
+  return reasons;
+}
+
+/* One row judged again: its interval from its samples or as stored. */
+static void rejudge_row(const struct cpucycles_json *row, int looks, double tolerance, int exit_faster,
+                        int judge_anyway, double *ratio, double *low, double *high,
+                        struct cpucycles_judgement *j)
+{
+  struct cpucycles_estimate e;
+  double *paired, *olds, *news, old_error = NAN, new_error = NAN;
+  size_t np, no, nn, i;
+  unsigned int reasons = stored_reasons(row);
+  int ok = 0;
+  *ratio = *low = *high = NAN;
+  paired = numbers(row, "ratio_samples", &np);
+  olds = numbers(row, "old_samples", &no);
+  news = numbers(row, "new_samples", &nn);
+  cpucycles_json_number(row, "old_one_error", &old_error);
+  cpucycles_json_number(row, "new_one_error", &new_error);
+  if (np >= 2) {
+    for (i = 0; i < np; i++) paired[i] = paired[i] > 0 ? cpucycles_log(paired[i]) : NAN;
+    ok = cpucycles_estimate_paired(paired, (long long)np, &e) == 0 &&
+         cpucycles_interval(&e, looks, ratio, low, high) == 0;
+  } else if (no >= 1 && nn >= 1) {
+    for (i = 0; i < no; i++) olds[i] = olds[i] > 0 ? cpucycles_log(olds[i]) : NAN;
+    for (i = 0; i < nn; i++) news[i] = news[i] > 0 ? cpucycles_log(news[i]) : NAN;
+    ok = cpucycles_estimate_unpaired(olds, (long long)no, isfinite(old_error) ? old_error * old_error : 0, news,
+                                     (long long)nn, isfinite(new_error) ? new_error * new_error : 0, &e) == 0 &&
+         cpucycles_interval(&e, 1, ratio, low, high) == 0;
+    if (no == 1 || nn == 1) reasons |= CPUCYCLES_REASON_ONE;
+  } else if (cpucycles_json_number(row, "ratio_low", low) && cpucycles_json_number(row, "ratio_high", high)) {
+    ok = 1;
+    if (!cpucycles_json_number(row, "ratio", ratio)) *ratio = NAN;
+  }
+  if (!ok) *ratio = *low = *high = NAN;
+  cpucycles_judge(*low, *high, tolerance / 100, judge_anyway ? 0 : reasons, exit_faster, j);
+  if (judge_anyway && j->verdict == CPUCYCLES_VERDICT_CANNOT_JUDGE && ok) {
+    j->verdict = *low > 1 ? CPUCYCLES_VERDICT_SLOWER : *high < 1 ? CPUCYCLES_VERDICT_FASTER
+                                                                 : CPUCYCLES_VERDICT_INDISTINGUISHABLE;
+    j->status = CPUCYCLES_EXIT_NOT_SLOWER;
+  }
+  free(paired), free(olds), free(news);
+}
+
+int cpucycles_info_rejudge(const char *path, double tolerance, int tolerance_given, int exit_faster,
+                           int judge_anyway, int json)
+{
+  struct saved file;
+  struct cpucycles_json doc, row;
+  struct cpucycles_json_span *spans = 0;
+  const struct cpucycles_json_member *rows;
+  struct comparison_head h;
+  struct cpucycles_judgement j;
+  const char *type, *name;
+  char why[256], says[512];
+  size_t n, i, length, counts[4] = {0, 0, 0, 0};
+  double looks = 1, stored = 0, ratio, low, high, old_figure, new_figure;
+  int status = CPUCYCLES_EXIT_NOT_SLOWER;
+  memset(&file, 0, sizeof file);
+  file.label = "FILE", file.path = path;
+  if (saved_read(&file) != 0) return CPUCYCLES_EXIT_ERROR;
+  if (cpucycles_json_parse(&doc, file.text, file.length, why, sizeof why) != 0) {
+    fprintf(stderr, "cpucycles-info: %s: not a comparison (not one JSON object: %s): to compare saved "
+                    "results, give two files, --compare OLD NEW\n", path, why);
+    free(file.text);
+    return CPUCYCLES_EXIT_ERROR;
+  }
+  type = cpucycles_json_string(&doc, "type", &length);
+  rows = cpucycles_json_find(&doc, "rows");
+  if (!type || strcmp(type, "comparison") != 0 || !rows || rows->type != CPUCYCLES_JSON_ARRAY ||
+      cpucycles_json_values(rows->string, rows->length, &spans, &n, why, sizeof why) != 0) {
+    fprintf(stderr, "cpucycles-info: %s: not a comparison (no \"type\": \"comparison\" with its "
+                    "\"rows\"): to compare saved results, give two files, --compare OLD NEW\n", path);
+    cpucycles_json_free(&doc), free(file.text);
+    return CPUCYCLES_EXIT_ERROR;
+  }
+  cpucycles_json_number(&doc, "looks", &looks);
+  if (!tolerance_given && cpucycles_json_number(&doc, "tolerance", &stored) && stored >= 0 && stored < 100)
+    tolerance = stored;
+  if (json) {
+    h.tool = "cpucycles-info --compare", h.old_name = cpucycles_json_string(&doc, "old", &length);
+    h.new_name = cpucycles_json_string(&doc, "new", &length);
+    h.measured = cpucycles_json_string(&doc, "measured", &length);
+    h.tolerance = tolerance, h.looks = looks >= 2 ? 2 : 1;
+    comparison_begin(&h);
+    json_key("judged_again", 0), json_string(path);
+    comparison_rows();
+  }
+  for (i = 0; i < n; i++) {
+    struct cpucycles_out out;
+    if (cpucycles_json_parse(&row, rows->string + spans[i].offset, spans[i].length, why, sizeof why) != 0)
+      continue;
+    name = cpucycles_json_string(&row, "name", &length);
+    if (!name) name = "", length = 0;
+    rejudge_row(&row, looks >= 2 ? 2 : 1, tolerance, exit_faster, judge_anyway, &ratio, &low, &high, &j);
+    counts[j.verdict]++;
+    status = cpucycles_exit_combine(status, j.status);
+    if (json) {
+      struct comparison_row c;
+      if (!cpucycles_json_number(&row, "old", &old_figure)) old_figure = NAN;
+      if (!cpucycles_json_number(&row, "new", &new_figure)) new_figure = NAN;
+      c.name = name, c.name_length = length, c.j = &j, c.ratio = ratio, c.low = low, c.high = high;
+      c.old_figure = old_figure, c.new_figure = new_figure;
+      comparison_row(&c, tolerance, i == 0);
+      comparison_row_end();
+    } else {
+      struct text t;
+      cpucycles_out_start(&out, says, sizeof says);
+      cpucycles_verdict_phrase(&out, &j, tolerance);
+      t.s = name, t.n = length;
+      saved_put_text(stdout, t);
+      printf(": new/old %.4f, %g%% interval [%.4f, %.4f]: %s%s\n", ratio,
+             100 * cpucycles_verdict_confidence(looks >= 2 ? 2 : 1), low, high, says,
+             judge_anyway && j.reasons ? " (judged anyway)" : "");
+    }
+    cpucycles_json_free(&row);
+  }
+  if (json) comparison_rows_end(), comparison_end(status);
+  else
+    printf("%zu judged again (tolerance %g%%): %zu slower, %zu faster, %zu indistinguishable, %zu cannot "
+           "judge\n", n, tolerance, counts[CPUCYCLES_VERDICT_SLOWER], counts[CPUCYCLES_VERDICT_FASTER],
+           counts[CPUCYCLES_VERDICT_INDISTINGUISHABLE], counts[CPUCYCLES_VERDICT_CANNOT_JUDGE]);
+  free(spans);
+  cpucycles_json_free(&doc), free(file.text);
   return status;
 }

@@ -48,7 +48,7 @@ static int refuse(const struct saved *r, const char *what, const char *more)
 
 /* The whole of r->path into r->text: 0, or -1 with a message (a read
  * error as the system says it: a directory is "Is a directory"). */
-static int read_saved(struct saved *r)
+int saved_read(struct saved *r)
 {
   FILE *f = fopen(r->path, "rb");
   size_t room = 0;
@@ -175,6 +175,9 @@ static int load_result(const struct saved *r, struct result *x, const char *text
   if (cpucycles_json_parse(&x->doc, text, length, why, sizeof why) != 0)
     return refuse(r, "not JSON: ", why);
   type = field(x, "type");
+  if (type.n == 10 && !strcmp(type.s, "comparison"))
+    return refuse(r, "a comparison (cpucycles-compare --json, cpucycles-info --compare --json), not "
+                     "results: give it alone, --compare FILE, to judge it again", "");
   if (type.n != 5 || strcmp(type.s, "bench") != 0)
     return refuse(r, "not a cpucycles_bench() result in JSON (no \"type\": \"bench\" at its top level)", "");
   if (figure(r, x, "interquartile_mean", &x->cycles) != 0 ||
@@ -213,7 +216,7 @@ int saved_load(struct saved *r)
   struct cpucycles_json_span *spans = 0;
   size_t i, count;
   const char *p;
-  if (read_saved(r) != 0) return -1;
+  if (saved_read(r) != 0) return -1;
   if (cpucycles_json_values(r->text, r->length, &spans, &count, why, sizeof why) != 0)
     return refuse(r, "not JSON: ", why);
   if (count == 0) return refuse(r, "no cpucycles_bench() result in it (an empty array)", "");

@@ -74,6 +74,9 @@ struct saved {
  * name: 0, or -1 with a message on stderr naming the file and what is
  * wrong. */
 int saved_load(struct saved *r);
+/* The whole of r->path into r->text and r->length (up to 16 MiB): 0, or
+ * -1 with a message. */
+int saved_read(struct saved *r);
 void saved_free(struct saved *r);
 /* r's results named name, or 0. */
 struct group *saved_find(const struct saved *r, struct text name);

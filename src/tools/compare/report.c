@@ -4,6 +4,7 @@
  * src/bench/out.c), what its intervals cover, and its messages. */
 #include "compare-tool.h"
 #include "cpucycles-bench.h"
+#include "comparison.h"
 #include "format.h"
 #include "verdict.h"
 #include <math.h>
@@ -84,39 +85,6 @@ static void covers(const struct options *o, const struct outcome *runs, long n, 
              why[0], why[0][0] && why[1][0] ? "; " : "", why[1]);
 }
 
-static void json_string(const char *s)
-{
-  struct cpucycles_out out;
-  size_t size = 6 * strlen(s) + 3;
-  char *buf = malloc(size);
-  if (!buf) {
-    fputs("null", stdout);
-    return;
-  }
-  cpucycles_out_start(&out, buf, size);
-  cpucycles_out_json_string(&out, s);
-  fputs(buf, stdout);
-  free(buf);
-}
-
-static void json_number(double x)
-{
-  struct cpucycles_out out;
-  char buf[64];
-  if (!isfinite(x)) {
-    fputs("null", stdout); /* JSON has no NaN */
-    return;
-  }
-  cpucycles_out_start(&out, buf, sizeof buf);
-  cpucycles_out_double(&out, x);
-  fputs(buf, stdout);
-}
-
-static void json_key(const char *key, int first)
-{
-  printf("%s\n  \"%s\": ", first ? "{" : ",", key);
-}
-
 /* "old_code_offsets": [...] (null where not moved), "old_code_step": N
  * (0 when never moved), "old_loaded": ["moved copy" | "copy" | "file"...],
  * "old_loaded_why": [null | why not moved or not copied...], and NEW's. */
@@ -167,74 +135,47 @@ static const char *phrase(const struct options *o, const struct row *r, char *bu
   return buf;
 }
 
-/* "reasons": the names of what forbids a verdict */
-static void json_reasons(unsigned int reasons)
-{
-  unsigned int bit;
-  int n = 0;
-  fputs("[", stdout);
-  for (bit = 1; bit; bit <<= 1)
-    if ((reasons & bit) && cpucycles_verdict_reason_name(bit))
-      printf("%s\"%s\"", n++ ? ", " : "", cpucycles_verdict_reason_name(bit));
-  fputs("]", stdout);
-}
-
 /* The comparison document every comparison of cpucycles writes (schema
- * 2, doc/measuring.md "The JSON of a comparison"): what was compared and
- * how, then "rows", one per symbol, each with its name, verdict and
- * interval first; this tool's own members after them. */
+ * 2: comparison.h), with this tool's own members after the common ones. */
 void print_json(const struct options *o, const struct row *rows, struct outcome *runs, long n, int status)
 {
-  char covered[2048], words[512];
+  struct comparison_head h;
+  struct comparison_row c;
+  char covered[2048];
+  double *samples = calloc(n > 0 ? (size_t)n : 1, sizeof *samples);
   int s;
   long e;
   covers(o, runs, n, covered, sizeof covered);
-  json_key("schema", 1), printf("%d", CPUCYCLES_JSON_SCHEMA);
-  json_key("type", 0), json_string("comparison");
-  json_key("tool", 0), json_string(PROGRAM);
-  json_key("version", 0), json_string(CPUCYCLES_VERSION);
-  json_key("old", 0), json_string(o->old_path);
-  json_key("new", 0), json_string(o->new_path);
-  json_key("measured", 0), json_string("cycles per call");
-  json_key("tolerance", 0), json_number(o->tolerance);
-  json_key("confidence", 0), json_number(cpucycles_verdict_confidence(n > 0 && o->nsymbols ? rows[0].looks : 1));
-  json_key("looks", 0), printf("%d", o->nsymbols ? rows[0].looks : 1);
-  json_key("status", 0), printf("%d", status);
+  h.tool = PROGRAM, h.old_name = o->old_path, h.new_name = o->new_path, h.measured = "cycles per call";
+  h.tolerance = o->tolerance, h.looks = o->nsymbols ? rows[0].looks : 1;
+  comparison_begin(&h);
   json_key("executions", 0), printf("%ld", n);
   json_key("first_stage", 0), printf("%ld", o->executions);
   json_key("max_executions", 0), printf("%ld", o->tolerance > 0 ? o->max_executions : o->executions);
   json_key("seconds", 0), json_number(o->seconds);
   json_key("interval_covers", 0), json_string(covered);
   json_code(runs, n, 0, "old"), json_code(runs, n, 1, "new");
-  json_key("rows", 0), fputs("[", stdout);
+  comparison_rows();
   for (s = 0; s < o->nsymbols; s++) {
     const struct row *r = &rows[s];
-    printf("%s\n    {\"name\": ", s ? "," : "");
-    json_string(r->symbol);
-    printf(", \"verdict\": \"%s\", \"beyond_tolerance\": %s", cpucycles_verdict_word(r->j.verdict),
-           r->j.beyond ? "true" : "false");
-    fputs(", \"reasons\": ", stdout), json_reasons(r->j.reasons);
-    fputs(", \"says\": ", stdout), json_string(phrase(o, r, words, sizeof words));
-    fputs(",\n     \"ratio\": ", stdout), json_number(r->ratio);
-    fputs(", \"ratio_low\": ", stdout), json_number(r->low);
-    fputs(", \"ratio_high\": ", stdout), json_number(r->high);
-    fputs(",\n     \"old\": ", stdout), json_number(r->old_cycles);
-    fputs(", \"new\": ", stdout), json_number(r->new_cycles);
-    fputs(", \"difference\": ", stdout), json_number(r->difference);
-    fputs(", \"difference_low\": ", stdout), json_number(r->difference_low);
-    fputs(", \"difference_high\": ", stdout), json_number(r->difference_high);
+    c.name = r->symbol, c.name_length = strlen(r->symbol), c.j = &r->j;
+    c.ratio = r->ratio, c.low = r->low, c.high = r->high;
+    c.old_figure = r->old_cycles, c.new_figure = r->new_cycles;
+    comparison_row(&c, o->tolerance, s == 0);
+    fputs(",\n     \"difference\": ", stdout), json_number(r->difference);
+    json_member("difference_low"), json_number(r->difference_low);
+    json_member("difference_high"), json_number(r->difference_high);
     printf(",\n     \"executions\": %ld, \"pairs\": %lld", r->executions, r->pairs);
-    fputs(", \"placement_sd\": ", stdout), json_number(r->placement_sd);
-    fputs(", \"placement_share\": ", stdout), json_number(r->placement_share);
-    fputs(", \"within_sd\": ", stdout), json_number(r->within_sd);
-    fputs(",\n     \"ratio_samples\": [", stdout);
-    for (e = 0; e < n; e++) {
-      if (e) fputs(", ", stdout);
-      json_number(runs[e].m[s].ratio);
-    }
-    fputs("]}", stdout);
+    json_member("placement_sd"), json_number(r->placement_sd);
+    json_member("placement_share"), json_number(r->placement_share);
+    json_member("within_sd"), json_number(r->within_sd);
+    for (e = 0; samples && e < n; e++) samples[e] = runs[e].m[s].ratio;
+    fputs(",\n     \"ratio_samples\": ", stdout), json_numbers(samples, samples ? n : 0);
+    comparison_row_end();
   }
-  fputs("\n  ]\n}\n", stdout);
+  comparison_rows_end();
+  comparison_end(status);
+  free(samples);
 }
 
 /* a printable form of a path or name: control bytes as '?' */

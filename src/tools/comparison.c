@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/* comparison.c - the comparison document the tools write (comparison.h). */
+#include "comparison.h"
+#include "cpucycles.h"
+#include "format.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void json_text(const char *s, size_t n)
+{
+  struct cpucycles_out out;
+  char small[256], *buf = small, *copy = 0;
+  size_t size = 6 * n + 3;
+  /* (out.c escapes a NUL-terminated string: a name holding a NUL is cut
+   * there; the tools' names come from JSON strings and paths) */
+  if (memchr(s, 0, n) == 0) {
+    if (!(copy = malloc(n + 1))) {
+      fputs("null", stdout);
+      return;
+    }
+    memcpy(copy, s, n), copy[n] = 0, s = copy;
+  }
+  if (size > sizeof small && !(buf = malloc(size))) {
+    fputs("null", stdout);
+    free(copy);
+    return;
+  }
+  cpucycles_out_start(&out, buf, size > sizeof small ? size : sizeof small);
+  cpucycles_out_json_string(&out, s);
+  fputs(buf, stdout);
+  if (buf != small) free(buf);
+  free(copy);
+}
+
+void json_string(const char *s)
+{
+  if (!s) fputs("null", stdout);
+  else json_text(s, strlen(s));
+}
+
+void json_number(double x)
+{
+  struct cpucycles_out out;
+  char buf[64];
+  if (!isfinite(x)) {
+    fputs("null", stdout);
+    return;
+  }
+  cpucycles_out_start(&out, buf, sizeof buf);
+  cpucycles_out_double(&out, x);
+  fputs(buf, stdout);
+}
+
+void json_numbers(const double *x, long n)
+{
+  long i;
+  fputs("[", stdout);
+  for (i = 0; i < n; i++) {
+    if (i) fputs(", ", stdout);
+    json_number(x[i]);
+  }
+  fputs("]", stdout);
+}
+
+void json_key(const char *key, int first)
+{
+  printf("%s\n  \"%s\": ", first ? "{" : ",", key);
+}
+
+void json_member(const char *key)
+{
+  printf(", \"%s\": ", key);
+}
+
+void comparison_begin(const struct comparison_head *h)
+{
+  json_key("schema", 1), printf("%d", CPUCYCLES_JSON_SCHEMA);
+  json_key("type", 0), json_string("comparison");
+  json_key("tool", 0), json_string(h->tool);
+  json_key("version", 0), json_string(CPUCYCLES_VERSION);
+  json_key("old", 0), json_string(h->old_name);
+  json_key("new", 0), json_string(h->new_name);
+  json_key("measured", 0), json_string(h->measured);
+  json_key("tolerance", 0), json_number(h->tolerance);
+  json_key("confidence", 0), json_number(cpucycles_verdict_confidence(h->looks));
+  json_key("looks", 0), printf("%d", h->looks);
+}
+
+void comparison_rows(void)
+{
+  json_key("rows", 0), fputs("[", stdout);
+}
+
+void comparison_row(const struct comparison_row *r, double tolerance, int first)
+{
+  struct cpucycles_out out;
+  char says[512];
+  unsigned int bit;
+  int n = 0;
+  printf("%s\n    {\"name\": ", first ? "" : ",");
+  json_text(r->name, r->name_length);
+  printf(", \"verdict\": \"%s\", \"beyond_tolerance\": %s", cpucycles_verdict_word(r->j->verdict),
+         r->j->beyond ? "true" : "false");
+  json_member("reasons"), fputs("[", stdout);
+  for (bit = 1; bit; bit <<= 1)
+    if ((r->j->reasons & bit) && cpucycles_verdict_reason_name(bit))
+      printf("%s\"%s\"", n++ ? ", " : "", cpucycles_verdict_reason_name(bit));
+  fputs("]", stdout);
+  cpucycles_out_start(&out, says, sizeof says);
+  cpucycles_verdict_phrase(&out, r->j, tolerance);
+  json_member("says"), json_string(says);
+  fputs(",\n     \"ratio\": ", stdout), json_number(r->ratio);
+  json_member("ratio_low"), json_number(r->low);
+  json_member("ratio_high"), json_number(r->high);
+  json_member("old"), json_number(r->old_figure);
+  json_member("new"), json_number(r->new_figure);
+}
+
+void comparison_row_end(void)
+{
+  fputs("}", stdout);
+}
+
+void comparison_rows_end(void)
+{
+  fputs("\n  ]", stdout);
+}
+
+void comparison_end(int status)
+{
+  json_key("status", 0), printf("%d", status);
+  fputs("\n}\n", stdout);
+}
