@@ -2,6 +2,7 @@
 /* cpucycles-compare - is a new build of a function slower than the old one?
  *
  *   cpucycles-compare [options] OLD.so NEW.so
+ *   cpucycles-compare --git --build CMD --artifact PATH [options] OLD NEW
  *
  * Loads both shared objects, each in a link-map namespace of its own
  * (dlmopen: two versions of one soname coexist, and neither binds to the
@@ -45,8 +46,12 @@
  *                build's, so that a copy finds what the build finds
  *   combine.c    the executions combined: the random-effects statistics
  *   report.c     the text and JSON output, and the messages
+ *   git.c        --git: two revisions of a git repository, each cloned
+ *                into the cache and built there, their artifacts the
+ *                files compared
  *   compare-tool.h  what they share */
 #include "compare/compare-tool.h"
+#include "compare/git.h"
 #include "cpucycles-bench.h"
 #include "readfile.h"
 #include <errno.h>
@@ -58,6 +63,7 @@
 
 static const char usage[] =
     "usage: cpucycles-compare [options] OLD.so NEW.so\n"
+    "       cpucycles-compare --git --build CMD --artifact PATH [options] OLD NEW\n"
     "  NEW's benchmark against OLD's: each build loaded in a namespace of its\n"
     "  own (dlmopen), interleaved, in several executions that differ in\n"
     "  layout (fresh processes: addresses, copies of the files, environment\n"
@@ -89,13 +95,24 @@ static const char usage[] =
     "  --json             the result as one JSON object\n"
     "  --progress         progress on stderr (default: on a terminal, for a\n"
     "                     run of over 2 s)\n"
+    "  --git              OLD and NEW are revisions of the git repository here\n"
+    "                     ('.': the working tree, uncommitted changes too),\n"
+    "                     each cloned into the cache ($XDG_CACHE_HOME/cpucycles)\n"
+    "                     and built there, unless built before with this CMD\n"
+    "  --build CMD        with --git: the build, run by /bin/sh -c in each\n"
+    "                     revision's checkout, its output to a log in the cache\n"
+    "  --artifact PATH    with --git: the file the build makes, relative to the\n"
+    "                     checkout, which is compared\n"
+    "  --rebuild          with --git: build each revision again\n"
     "  --help             this text\n"
     "  --version          the version\n"
     "Exit 0 when NEW is not slower beyond the tolerance, 1 when it is, 2 on an\n"
     "error (a file that is missing or no shared object of this machine, a\n"
     "missing symbol, a bad option, a benchmark that crashes, does not return,\n"
-    "or is too slow for 100 pairs in --seconds), 3 with --exit-faster, 4 when\n"
-    "a row cannot be judged.  cpucycles-compare(1).\n";
+    "or is too slow for 100 pairs in --seconds; with --git, a revision that\n"
+    "does not exist, a build that fails, an artifact missing after it, no git\n"
+    "repository here), 3 with --exit-faster, 4 when a row cannot be judged.\n"
+    "cpucycles-compare(1).\n";
 
 /* ---- the command line ---- */
 
@@ -178,7 +195,8 @@ static int parse_options(int argc, char **argv, struct options *o)
   for (i = 1; i < argc; i++) {
     const char *a = argv[i];
     int takes = !strcmp(a, "--symbol") || !strcmp(a, "--executions") || !strcmp(a, "--seconds") ||
-                !strcmp(a, "--tolerance") || !strcmp(a, "--timeout") || !strcmp(a, "--max-executions");
+                !strcmp(a, "--tolerance") || !strcmp(a, "--timeout") || !strcmp(a, "--max-executions") ||
+                !strcmp(a, "--build") || !strcmp(a, "--artifact");
     if (takes && i + 1 >= argc) return bad(a, 0, "needs a value");
     if (!strcmp(a, "--help")) {
       fputs(usage, stdout);
@@ -216,14 +234,28 @@ static int parse_options(int argc, char **argv, struct options *o)
       o->progress = 1;
     } else if (!strcmp(a, "--no-copy")) {
       o->copy = 0;
+    } else if (!strcmp(a, "--git")) {
+      o->git = 1;
+    } else if (!strcmp(a, "--build")) {
+      o->build = argv[++i];
+    } else if (!strcmp(a, "--artifact")) {
+      if (!argv[++i][0] || argv[i][0] == '/') return bad(a, argv[i], "not a path relative to the checkout");
+      o->artifact = argv[i];
+    } else if (!strcmp(a, "--rebuild")) {
+      o->rebuild = 1;
     } else if (a[0] == '-' && a[1]) {
       return bad("unknown option", a, "see --help");
     } else if (nfiles < 2) {
       files[nfiles++] = a;
     } else {
-      return bad("unexpected argument", a, "give two files, OLD and NEW");
+      return bad("unexpected argument", a, o->git ? "give two revisions, OLD and NEW" : "give two files, OLD and NEW");
     }
   }
+  if (o->git && !o->build) return bad("--git", 0, "needs --build CMD, the command that builds a revision");
+  if (o->git && !o->artifact) return bad("--git", 0, "needs --artifact PATH, the file its build makes");
+  if (!o->git && (o->build || o->artifact || o->rebuild))
+    return bad(o->build ? "--build" : o->artifact ? "--artifact" : "--rebuild", 0, "only with --git");
+  if (nfiles < 2 && o->git) return bad("missing", 0, nfiles ? "NEW, a revision" : "OLD and NEW, two revisions");
   if (nfiles < 2) return bad("missing", 0, nfiles ? "NEW.so" : "OLD.so and NEW.so");
   if (!o->max_executions)
     o->max_executions = 3 * o->executions < MAX_EXECUTIONS ? 3 * o->executions : MAX_EXECUTIONS;
@@ -232,6 +264,21 @@ static int parse_options(int argc, char **argv, struct options *o)
   o->old_path = files[0], o->new_path = files[1];
   if (!o->nsymbols) o->symbols[o->nsymbols++] = "benchmark";
   return -1;
+}
+
+/* --git: the two revisions built (or found built) in the cache, and the
+ * comparison's files their artifacts: 0, or 2 with a message. */
+static int from_git(struct options *o)
+{
+  static char paths[2][GIT_PATH_MAX];
+  struct git_request r;
+  int status;
+  memset(&r, 0, sizeof r);
+  r.revisions[0] = o->old_path, r.revisions[1] = o->new_path;
+  r.build = o->build, r.artifact = o->artifact, r.rebuild = o->rebuild, r.progress = o->progress;
+  if ((status = git_artifacts(&r, paths)) != 0) return status;
+  o->old_path = paths[0], o->new_path = paths[1];
+  return 0;
 }
 
 /* Where each build's copy goes in the executions (mirror.c: a directory
@@ -336,6 +383,7 @@ int main(int argc, char **argv)
   }
   if (argc >= 2 && !strcmp(argv[1], INTERNAL)) return execution(argc, argv);
   if ((status = parse_options(argc, argv, &o)) >= 0) return status;
+  if (o.git && (status = from_git(&o)) != 0) return status;
   root[0] = 0;
   if (ready(&o, argv[0], &self, root, sizeof root) != 0) {
     mirror_remove(root);

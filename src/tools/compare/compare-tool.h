@@ -54,6 +54,10 @@ struct options {
   long max_executions; /* the bound of a second stage (tolerance > 0) */
   double seconds, tolerance, timeout;
   int json, progress, copy, exit_faster;
+  /* --git: old_path and new_path are revisions until git_artifacts()
+   * (git.h) gives their artifacts' paths */
+  int git, rebuild;
+  const char *build, *artifact;
   /* where each build's copy goes in each execution (mirror.c), or why
    * none is made */
   char copies[2][4096 + 256];
