@@ -21,6 +21,8 @@
  *   -DSPIKE=K     benchmark() does K times its work in the 4th process of
  *                 every 10 that load it (the same count): one execution of
  *                 ten disturbed, as a busy neighbour does, unflagged
+ *   -DALIGNED_DATA=N  an object aligned to N bytes in .bss (alignas(64),
+ *                 a page-aligned buffer), which benchmark() touches
  *   -DTWO_SPEED_MS=T  benchmark() does 1.6 times its work in every other
  *                 window of T ms of the monotonic clock: a host whose
  *                 speed changes while both builds are measured
@@ -99,6 +101,10 @@ __attribute__((constructor)) static void factor_beside(void)
 #define work_factor 1
 #endif
 
+#if defined(ALIGNED_DATA)
+_Alignas(ALIGNED_DATA) unsigned char compare_fixture_aligned[ALIGNED_DATA];
+#endif
+
 #if !defined(WORK_LIBRARY)
 void benchmark(void *arg);
 void benchmark(void *arg)
@@ -132,6 +138,9 @@ void benchmark(void *arg)
     }
 #endif
   }
+#endif
+#if defined(ALIGNED_DATA)
+  __atomic_fetch_add(&compare_fixture_aligned[0], 1, __ATOMIC_RELAXED);
 #endif
 #if defined(TWO_SPEED_MS)
   {

@@ -57,7 +57,7 @@ out=$dir/out err=$dir/err
 quick="--executions 10 --seconds 0.05"
 # each run bounded, whatever the tool does: a hang is a failure, not a stuck suite
 if command -v timeout >/dev/null 2>&1; then bounded="timeout 120"; else bounded=; fi
-total=73
+total=77
 
 echo "1..$total"
 if [ -n "${CPUCYCLES_PROBE_RUNNER:-}" ]; then
@@ -213,6 +213,14 @@ fi
 
 # ---- verdicts no noise can change: 3 times the work, interleaved ----
 row() { grep "^$1 " "$out"; }
+moved_json() { # python3 assertions on the JSON in $out, with d the document (more arguments: sys.argv[3]...)
+  python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1]).read(), parse_constant=lambda c: 1 / 0)
+exec(sys.argv[2])
+' "$out" "$@" 2>"$dir/py"
+}
+
 run $quick "$dir/one.so" "$dir/three.so"
 if [ $status -eq 1 ] && row benchmark | grep -q ' slower$' && grep -q 'cover the noise within each execution and placement' "$out"; then
   ok "NEW at 3 times the work: slower, exit 1: $(row benchmark | tr -s ' ')"
@@ -309,6 +317,54 @@ if ${CC:-cc} -O2 -shared -fPIC -DTWO_SPEED_MS=5 -DMARKER=speed-a -o "$dir/speed-
   fi
 else
   skip "the same code, the host's speed changing every 5 ms" "$CC cannot build it: $(head -n 1 "$dir/cc.log")"
+fi
+# A build whose data is aligned to 64 bytes (alignas(64) in .bss), or to
+# a page: its code moves in 64-byte steps, or not at all, and keeps its
+# offsets within its cache lines, which the JSON says; such a row is not
+# called different within 5% on that ground alone (identical builds:
+# indistinguishable or cannot judge, never slower or faster), while 3
+# times the work still is slower; without such data, no flag.
+aligned_pair() { # tag N: aligned-N-a.so and aligned-N-three.so
+  ${CC:-cc} -O2 -shared -fPIC -DALIGNED_DATA=$2 -o "$dir/aligned-$1-a.so" "$top_srcdir/tests/compare-fixture.c" >"$dir/cc.log" 2>&1 &&
+  ${CC:-cc} -O2 -shared -fPIC -DALIGNED_DATA=$2 -DWORK=3000 -o "$dir/aligned-$1-three.so" "$top_srcdir/tests/compare-fixture.c" >"$dir/cc.log" 2>&1
+}
+if [ $x86_64 = 0 ]; then
+  for what in 64 page; do
+    skip "data aligned to $what: its code kept its offsets within cache lines, said" "not x86-64 (nothing is moved there)"
+    skip "data aligned to $what, 3 times the work" "not x86-64"
+  done
+elif ! command -v python3 >/dev/null 2>&1; then
+  for what in 64 page; do skip "data aligned to $what" "no python3"; skip "data aligned to $what, 3 times the work" "no python3"; done
+else
+  for what in 64 page; do
+    bytes=$what; [ $what = page ] && bytes=4096
+    if ! aligned_pair $what $bytes; then
+      skip "data aligned to $what" "$CC cannot build it: $(head -n 1 "$dir/cc.log")"
+      skip "data aligned to $what, 3 times the work" "$CC cannot build it"
+      continue
+    fi
+    run --json $quick "$dir/aligned-$what-a.so" "$dir/aligned-$what-a.so"
+    if [ $status -le 4 ] && [ $status -ne 1 ] && [ $status -ne 2 ] && moved_json '
+n = int(sys.argv[3])
+for who in ("old", "new"):
+    assert d[who + "_alignments"] == {"code": 16, "data": n}, d[who + "_alignments"]
+    assert d[who + "_code_step"] == (64 if n == 64 else 0), d[who + "_code_step"]
+r = d["rows"][0]
+assert r["placement_coarse"] is True, r
+assert r["verdict"] in ("indistinguishable", "cannot judge"), r
+assert r["verdict"] == "indistinguishable" or r["reasons"] == ["placement"], r
+' "$bytes"; then
+      ok "data aligned to $what: code step $(sed -n 's/^  "old_code_step": \([0-9]*\),$//p' "$out"), placement_coarse, not called different: $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"][0]; print(r["verdict"], r["ratio"])' "$out")"
+    else
+      notok "data aligned to $what: exit $status, want placement_coarse and no slower or faster"; sed 's/^/# /' "$dir/py"; show
+    fi
+    run $quick "$dir/aligned-$what-a.so" "$dir/aligned-$what-three.so"
+    if [ $status -eq 1 ] && row benchmark | grep -q ' slower$' && grep -q "^(placement: OLD's data is aligned to $bytes bytes" "$out"; then
+      ok "data aligned to $what, 3 times the work: still slower (beyond 5%), exit 1, the placement said"
+    else
+      notok "data aligned to $what, 3 times the work: exit $status, want 1, slower and the placement said"; show
+    fi
+  done
 fi
 # OLD against itself: called different by chance now and then (the
 # interval is 99%, not certain), so only what chance cannot do is checked
@@ -542,13 +598,6 @@ fi
 # ---- code moved within its pages (x86-64) ----
 # (exit 0 or 1: which one, for two builds of one code, is noise's; 2, an
 # error, is what a wrong address gives: the execution dies of SIGABRT)
-moved_json() { # python3 assertions on the JSON in $out, with d the document
-  python3 -c '
-import json, sys
-d = json.loads(open(sys.argv[1]).read(), parse_constant=lambda c: 1 / 0)
-exec(sys.argv[2])
-' "$out" "$1" 2>"$dir/py"
-}
 if ! command -v python3 >/dev/null 2>&1; then
   skip "moved copies" "no python3"; skip "a page-aligned section" "no python3"; skip "--no-copy" "no python3"
 elif [ $x86_64 = 1 ]; then

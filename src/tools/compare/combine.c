@@ -47,7 +47,7 @@ void combine(const struct options *o, struct outcome *runs, long n, int looks, i
   long k;
   int ratios = 1;
   r->symbol = o->symbols[s];
-  r->executions = n, r->looks = looks;
+  r->executions = n, r->looks = looks, r->coarse = 0;
   r->pairs = -1, r->pair_seconds = 0;
   for (k = 0; k < n; k++) x[k] = runs[k].m[s].a;
   r->old_cycles = trimmed(x, n);
@@ -83,7 +83,16 @@ void combine(const struct options *o, struct outcome *runs, long n, int looks, i
       r->placement_sd = v > within ? cpucycles_sqrt(v - within) : 0;
       r->placement_share = v > 0 ? (v > within ? v - within : 0) / v : 0;
     }
-    cpucycles_judge(r->low, r->high, o->tolerance / 100, 0, o->exit_faster, &r->j);
+    /* a build whose code could not move within its cache lines: a
+     * difference within the allowance may be that alone */
+    r->coarse = 0;
+    for (k = 0; k < n; k++) r->coarse |= placement_coarse(&runs[k], 0) || placement_coarse(&runs[k], 1);
+    cpucycles_judge(r->low, r->high, o->tolerance / 100,
+                    r->coarse && (r->low > 1 || r->high < 1) && r->low <= 1 + PLACEMENT_ALLOWANCE &&
+                            r->high >= 1 / (1 + PLACEMENT_ALLOWANCE)
+                        ? CPUCYCLES_REASON_PLACEMENT
+                        : 0,
+                    o->exit_faster, &r->j);
   } else {
     /* no ratio, no percentage: only a tolerance of 0 can be exceeded */
     cpucycles_judge_difference(r->difference_low, r->difference_high, 0, o->exit_faster, &r->j);

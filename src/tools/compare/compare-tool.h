@@ -75,7 +75,21 @@ struct outcome {
   long offset[2];     /* OLD's and NEW's code offset within its pages, or -1 */
   unsigned long step[2]; /* the steps those offsets were drawn in */
   char why[2][200];   /* why not moved, when -1 */
+  unsigned long code_align[2], data_align[2]; /* a copy's sections' (0: unknown) */
 };
+
+/* A build's code kept its offsets within its cache lines in an execution
+ * because of its data (copied, and its data aligned to 64 bytes or more,
+ * above its code: moved in steps of 64, or not at all for a page-aligned
+ * section).  Such a row's difference within PLACEMENT_ALLOWANCE may be
+ * where the code lies alone: not called on that ground (combine.c). */
+#define PLACEMENT_LINE 64
+#define PLACEMENT_ALLOWANCE 0.05
+static inline int placement_coarse(const struct outcome *run, int j)
+{
+  return run->data_align[j] >= PLACEMENT_LINE && run->data_align[j] > run->code_align[j] &&
+         (run->offset[j] >= 0 ? run->step[j] >= PLACEMENT_LINE : run->data_align[j] >= 4096);
+}
 
 /* One symbol, its executions combined (combine.c). */
 struct row {
@@ -90,6 +104,7 @@ struct row {
   struct cpucycles_judgement j; /* the verdict (verdict.h) */
   long executions;        /* behind it */
   int looks;              /* 2 when a second stage could follow (99.5% each) */
+  int coarse;             /* placement_coarse() in some execution, for a build */
   long long pairs;        /* kept, in the execution that kept the fewest */
   double pair_seconds;    /* the slowest pair of calls, where the pairs were
                              counted (too slow for 200 in --seconds); else 0 */

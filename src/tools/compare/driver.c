@@ -251,6 +251,10 @@ static void take_lines(const struct options *o, struct outcome *out, struct repo
         keep(out->why[j], sizeof out->why[j], line + 14 + (line[15] == ' ' ? 2 : 1));
       else if (sscanf(line + 14, "%ld %lu", &out->offset[j], &out->step[j]) != 2)
         out->offset[j] = -1;
+    } else if (!strncmp(line, "alignment ", 10)) {
+      int j = !strncmp(line + 10, "NEW ", 4);
+      if (sscanf(line + 14, "%lu %lu", &out->code_align[j], &out->data_align[j]) != 2)
+        out->code_align[j] = out->data_align[j] = 0;
     } else if (!strcmp(line, "done")) {
       r->done = 1;
       keep(r->step, sizeof r->step, "done");
@@ -458,6 +462,7 @@ static int run_execution(const struct options *o, const struct self *self, long 
 
   out->offset[0] = out->offset[1] = -1;
   out->why[0][0] = out->why[1][0] = 0;
+  out->code_align[0] = out->code_align[1] = out->data_align[0] = out->data_align[1] = 0;
   memset(&r, 0, sizeof r);
   if (pipe(fds) != 0) {
     fprintf(stderr, PROGRAM ": pipe: %s\n", strerror(errno));

@@ -379,3 +379,25 @@ int cpucycles_elf_shift(const unsigned char *image, size_t size, unsigned long o
   *out = q, *out_size = total;
   return 0;
 }
+
+int cpucycles_elf_alignments(const unsigned char *image, size_t size, unsigned long *code, unsigned long *data)
+{
+  Elf64_Ehdr eh;
+  size_t t;
+  *code = *data = 0;
+  if (size < sizeof eh) return -1;
+  memcpy(&eh, image, sizeof eh);
+  if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh.e_shentsize != sizeof(Elf64_Shdr) ||
+      !within(eh.e_shoff, (unsigned long long)eh.e_shnum * sizeof(Elf64_Shdr), size))
+    return -1;
+  for (t = 0; t < eh.e_shnum; t++) {
+    Elf64_Shdr sh;
+    unsigned long *which;
+    memcpy(&sh, image + eh.e_shoff + t * sizeof sh, sizeof sh);
+    if (!(sh.sh_flags & SHF_ALLOC) || sh.sh_size == 0) continue;
+    which = sh.sh_flags & SHF_EXECINSTR ? code : data;
+    if (sh.sh_addralign > *which) *which = (unsigned long)sh.sh_addralign;
+  }
+  return 0;
+}

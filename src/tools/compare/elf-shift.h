@@ -33,4 +33,12 @@ unsigned long cpucycles_elf_shift_step(const unsigned char *image, size_t size, 
 int cpucycles_elf_shift(const unsigned char *image, size_t size, unsigned long offset,
                         unsigned char **out, size_t *out_size, const char **why);
 
+/* The largest alignment the object's loaded sections ask for, of code
+ * (executable sections) and of data (the others): a step above the
+ * code's is the data's doing (an alignas(64) object, a page-aligned
+ * buffer), which keeps every function at its offset within its cache
+ * lines.  0, or -1 when the section headers cannot be read (any ELF64). */
+int cpucycles_elf_alignments(const unsigned char *image, size_t size, unsigned long *code,
+                             unsigned long *data);
+
 #endif

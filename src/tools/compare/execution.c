@@ -13,6 +13,8 @@
  *       what it is about to do, so that a crash or a hang is named;
  *   placement LABEL OFFSET STEP | placement LABEL - how: why
  *       how a build was loaded (load.c);
+ *   alignment LABEL CODE DATA   its copy's sections' largest alignments,
+ *                               of code and of data (elf-shift.h);
  *   result SYMBOL ratio a b difference error pairs disturbed flags seconds
  *   error TEXT, then exit 2;
  *   done, its last word. */

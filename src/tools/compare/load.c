@@ -96,6 +96,7 @@ struct loading {
   int copied;
   long offset;        /* the code's offset within its pages, or -1 */
   unsigned long step; /* the step offset was drawn in */
+  unsigned long code_align, data_align; /* (elf-shift.h) 0: unknown */
   char why[200];
 };
 
@@ -193,6 +194,8 @@ static void *load_copy(const char *path, const char *copy, unsigned long long *s
   const char *error;
 
   if (!(image = read_all(path, &image_size, l->why, sizeof l->why))) return 0;
+  if (cpucycles_elf_alignments(image, image_size, &l->code_align, &l->data_align) != 0)
+    l->code_align = l->data_align = 0;
   if (fresh_copy(image, image_size, copy, seed, l) == 0) {
     dlerror();
     if (!(h = open_in(copy, RTLD_NOW | RTLD_LOCAL))) {
@@ -240,6 +243,9 @@ void *load_build(const char *label, const char *path, const char *copy, unsigned
     say("placement %s %ld %lu", label, l.offset, l.step);
   else
     say("placement %s - %s: %s", label, l.copied ? PLACEMENT_COPIED : PLACEMENT_FILE, l.why);
+  /* what its sections' alignment allows the move (a copy's only: a file
+   * loaded as it is never moves, for whatever reason, and says so) */
+  if (l.copied) say("alignment %s %lu %lu", label, l.code_align, l.data_align);
   return h;
 }
 

@@ -155,6 +155,10 @@ void print_json(const struct options *o, const struct row *rows, struct outcome 
   json_key("seconds", 0), json_number(o->seconds);
   json_key("interval_covers", 0), json_string(covered);
   json_code(runs, n, 0, "old"), json_code(runs, n, 1, "new");
+  json_key("old_alignments", 0), printf("{\"code\": %lu, \"data\": %lu}", n ? runs[0].code_align[0] : 0,
+                                        n ? runs[0].data_align[0] : 0);
+  json_key("new_alignments", 0), printf("{\"code\": %lu, \"data\": %lu}", n ? runs[0].code_align[1] : 0,
+                                        n ? runs[0].data_align[1] : 0);
   comparison_rows();
   for (s = 0; s < o->nsymbols; s++) {
     const struct row *r = &rows[s];
@@ -169,6 +173,7 @@ void print_json(const struct options *o, const struct row *rows, struct outcome 
     json_member("placement_sd"), json_number(r->placement_sd);
     json_member("placement_share"), json_number(r->placement_share);
     json_member("within_sd"), json_number(r->within_sd);
+    json_member("placement_coarse"), fputs(r->coarse ? "true" : "false", stdout);
     for (e = 0; samples && e < n; e++) samples[e] = runs[e].m[s].ratio;
     fputs(",\n     \"ratio_samples\": ", stdout), json_numbers(samples, samples ? n : 0);
     comparison_row_end();
@@ -221,6 +226,20 @@ void print_text(const struct options *o, const struct row *rows, const struct ou
   }
   puts("(placement: the standard deviation of NEW/OLD between executions beyond the noise\n"
        " within them; share: its part of the variance between executions)");
+  for (s = 0; s < o->nsymbols; s++)
+    if (rows[s].coarse) {
+      int j, k = 0;
+      fputs("(placement: ", stdout);
+      for (j = 0; j < 2; j++)
+        if (n && placement_coarse(&runs[0], j))
+          printf("%s%s's data is aligned to %lu bytes, above its code's %lu", k++ ? "; " : "", j ? "NEW" : "OLD",
+                 runs[0].data_align[j], runs[0].code_align[j]);
+      printf(": its code moved %s, and each function kept its offset within its cache lines;\n"
+             " a row is not called different by under %.0f%% on that ground alone: cannot judge)\n",
+             n && runs[0].offset[0] < 0 && runs[0].offset[1] < 0 ? "not at all" : "in 64-byte steps or more",
+             100 * PLACEMENT_ALLOWANCE);
+      break;
+    }
   for (s = 0; s < o->nsymbols; s++)
     if (rows[s].j.undecided) {
       printf("(across the tolerance still after %ld executions, the most --max-executions allows:\n"
