@@ -354,7 +354,7 @@ assert r["placement_coarse"] is True, r
 assert r["verdict"] in ("indistinguishable", "cannot judge"), r
 assert r["verdict"] == "indistinguishable" or r["reasons"] == ["placement"], r
 ' "$bytes"; then
-      ok "data aligned to $what: code step $(sed -n 's/^  "old_code_step": \([0-9]*\),$//p' "$out"), placement_coarse, not called different: $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"][0]; print(r["verdict"], r["ratio"])' "$out")"
+      ok "data aligned to $what: placement_coarse, not called different: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["rows"][0]; print("code step", d["old_code_step"], r["verdict"], r["ratio"])' "$out")"
     else
       notok "data aligned to $what: exit $status, want placement_coarse and no slower or faster"; sed 's/^/# /' "$dir/py"; show
     fi
