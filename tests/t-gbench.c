@@ -101,7 +101,8 @@ static const char sample_old[] =
     " ]}\n";
 
 /* A newer GB's: a skipped benchmark, a name with every kind of character
- * (escaped and not), a label. */
+ * (escaped and not), a label, user counters (one named as a complexity
+ * entry's member is). */
 static const char sample_new[] =
     "{`context`: {`library_version`: `v1.9.1`, `json_schema_version`: 1},\n"
     " `benchmarks`: [\n"
@@ -112,7 +113,7 @@ static const char sample_new[] =
     " `per_family_instance_index`: 0, `run_name`: `BM_Crc/4096/min_time:0.500 caf\xc3\xa9 \xe2\x86\x92 \xce\xa9\\t\\\\`,"
     " `run_type`: `iteration`, `repetitions`: 1, `repetition_index`: 0, `threads`: 1,"
     " `iterations`: 5, `real_time`: 4e2, `cpu_time`: 3.5e2, `time_unit`: `ns`, `bytes_per_second`: 1e9,"
-    " `label`: `crc32c`}\n"
+    " `rms`: 0.5, `label`: `crc32c`}\n"
     " ]}\n";
 
 static const char crc_name[] = "BM_Crc/4096/min_time:0.500 caf\xc3\xa9 \xe2\x86\x92 \xce\xa9\t\\";
@@ -202,8 +203,9 @@ static void test_old_and_new(void)
              e[1].run_name_length == sizeof crc_name - 1 && !memcmp(e[1].run_name, crc_name, sizeof crc_name) &&
              !strcmp(e[1].label, "crc32c") && near(e[1].real_seconds, 400e-9) &&
              cpucycles_json_number(&e[1].doc, "bytes_per_second", &(double){0}),
-         "a name exactly as GB wrote it ('/', ':', spaces, UTF-8, escapes undone); the label; a "
-         "user counter read from the entry's own members");
+         "a name exactly as GB wrote it ('/', ':', spaces, UTF-8, escapes undone); the label; "
+         "user counters read from the entry's own members (one named rms, as a complexity "
+         "entry's, does not take the run's time away)");
   if (r == 0) cpucycles_gbench_free(&gb);
   free(text);
 }

@@ -158,10 +158,14 @@ static int read_entry(struct place *p, struct cpucycles_gbench_entry *e, const c
       return refuse(p, "iterations: not a count");
   }
   e->real_seconds = e->cpu_seconds = NAN;
-  /* a percentage aggregate (cv) has real_time and cpu_time, but ratios */
-  time_kind = !e->failed && !cpucycles_json_find(doc, "big_o") &&
-              !cpucycles_json_find(doc, "cpu_coefficient") && !cpucycles_json_find(doc, "rms") &&
-              strcmp(text_of(doc, "aggregate_unit", 0), "percentage") != 0;
+  /* An iteration run that did not fail has its times (a member named
+   * big_o or rms there is a user counter's).  An aggregate has them but
+   * for a percentage (cv: real_time and cpu_time are ratios) and the
+   * complexity entries (BigO, RMS: coefficients, no real_time). */
+  time_kind = !e->failed;
+  if (time_kind && e->aggregate)
+    time_kind = strcmp(text_of(doc, "aggregate_unit", 0), "percentage") != 0 &&
+                cpucycles_json_find(doc, "real_time");
   if (!time_kind) return 0;
   unit_text = text_of(doc, "time_unit", &unit_length);
   if (!cpucycles_json_find(doc, "time_unit")) return refuse(p, "no time_unit");
