@@ -59,9 +59,10 @@ struct cpucycles_gbench_entry {
   const char *message;        /* error_message or skip_message; "" */
   const char *label;          /* the benchmark's label (SetLabel()); "" */
   /* Seconds per iteration, from real_time and cpu_time in time_unit (GB's
-   * times are already per iteration; with threads, real_time is the
-   * wall-clock time of an iteration of all the threads).  NaN when failed,
-   * and for an aggregate that is no time (cv, BigO, RMS). */
+   * times are already per iteration; with threads, GB divides the
+   * threads' mean wall-clock time, and their summed CPU time, by the
+   * iterations of all of them).  NaN when failed, and for an aggregate
+   * that is no time (cv, BigO, RMS). */
   double real_seconds, cpu_seconds;
   double iterations;          /* -1 when not said */
   long long repetition_index; /* -1 when not said (aggregates) */
