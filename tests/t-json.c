@@ -107,7 +107,7 @@ int main(void)
   double x = 0;
   int r;
 
-  tap_plan(12);
+  tap_plan(13);
   for (i = 0; i < n; i++) {
     const struct example *e = &examples[i];
     r = cpucycles_json_parse(&doc, e->text, e->length ? e->length : strlen(e->text), why,
@@ -145,6 +145,15 @@ int main(void)
   tap_ok((m = cpucycles_json_find(&doc, "o")) && m->type == CPUCYCLES_JSON_OBJECT &&
              !cpucycles_json_find(&doc, "nested") && !cpucycles_json_find(&doc, ""),
          "only the top level's own members are found");
+  {
+    struct cpucycles_json inner;
+    m = cpucycles_json_find(&doc, "o");
+    tap_ok(m && m->string && m->length == 15 && memcmp(m->string, "{\"s\": \"nested\"}", 16) == 0 &&
+               cpucycles_json_parse(&inner, m->string, m->length, why, sizeof why) == 0 &&
+               (s = cpucycles_json_string(&inner, "s", &length)) && strcmp(s, "nested") == 0,
+           "an object's text is kept as written, and parses (Google Benchmark's \"context\")");
+    if (m && m->string) cpucycles_json_free(&inner);
+  }
   cpucycles_json_free(&doc);
 
   tap_ok(cpucycles_json_parse(&doc, key_nul, strlen(key_nul), why, sizeof why) == 0 &&

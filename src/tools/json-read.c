@@ -269,19 +269,22 @@ static int object(struct parser *s)
 }
 
 /* value = false / null / true / object / array / number / string, at p;
- * its type and, for a string or a number, its value, for an array its
- * text, kept in m when m is not 0. */
+ * its type and, for a string or a number, its value, for an array or an
+ * object its text, kept in m when m is not 0. */
 static int value(struct parser *s, struct cpucycles_json_member *m)
 {
   enum cpucycles_json_type type;
   size_t length;
   int c = peek(s), r;
   const char *from = s->p;
-  if (c == '{') type = CPUCYCLES_JSON_OBJECT, r = object(s);
-  else if (c == '[') {
-    type = CPUCYCLES_JSON_ARRAY, r = array(s);
-    /* its text as written: a flags array is read by splitting it */
-    if (m && r == 0) {
+  if (c == '{' || c == '[') {
+    if (c == '{') type = CPUCYCLES_JSON_OBJECT, r = object(s);
+    else type = CPUCYCLES_JSON_ARRAY, r = array(s);
+    /* its text as written: a flags array is read by splitting it, a
+     * member's object (Google Benchmark's "context") by parsing it; not
+     * the whole text's own object, whose members are kept (s->depth is
+     * back to 0 after it) */
+    if (m && r == 0 && (c == '[' || s->depth > 0)) {
       m->length = (size_t)(s->p - from), m->string = s->keep;
       memcpy(s->keep, from, m->length), s->keep[m->length] = 0, s->keep += m->length + 1;
     }
@@ -343,8 +346,9 @@ int cpucycles_json_parse(struct cpucycles_json *doc, const char *text, size_t le
   memset(&s, 0, sizeof s);
   s.start = s.p = text, s.end = text + length, s.doc = doc;
   /* Kept text is never longer than its JSON form, quotes included, which
-   * leave room for its NUL (an array's NUL: its key's quotes and ':', or
-   * the one byte beyond when the whole text is the array): the text's
+   * leave room for its NUL (an array's or a member's object's NUL: its
+   * key's quotes and ':', or the one byte beyond when the whole text is
+   * the array; the whole text's own object is not kept): the text's
    * length and one byte are enough for all of it. */
   if (!(s.keep = doc->strings = malloc(length + 1))) {
     if (size) snprintf(why, size, "out of memory");

@@ -11,7 +11,8 @@
  * mark first, nothing after the value.  Arrays and objects nested deeper
  * than CPUCYCLES_JSON_DEPTH are refused (the reader recurses).  A key that
  * appears twice in the top-level object is refused: which one counts would
- * be a guess.  Nested values are checked, not kept.  Numbers read the
+ * be a guess.  Nested values are checked, not kept (a member's array or
+ * object is kept as its text, to be read in turn).  Numbers read the
  * same whatever the program's locale.  No global state.  Used by
  * cpucycles-info --compare; json-read.c. */
 #ifndef CPUCYCLES_JSON_READ_H
@@ -27,7 +28,7 @@ enum cpucycles_json_type {
   CPUCYCLES_JSON_NUMBER,
   CPUCYCLES_JSON_STRING,
   CPUCYCLES_JSON_ARRAY, /* (its text kept, not its values) */
-  CPUCYCLES_JSON_OBJECT
+  CPUCYCLES_JSON_OBJECT /* (likewise) */
 };
 
 /* One member of the top-level object.  Text is UTF-8 with its escapes
@@ -38,8 +39,9 @@ struct cpucycles_json_member {
   size_t key_length;
   enum cpucycles_json_type type;
   const char *string; /* CPUCYCLES_JSON_STRING's text; CPUCYCLES_JSON_ARRAY's
-                         JSON text as written, whole (split it with
-                         cpucycles_json_values()); else 0 */
+                         and CPUCYCLES_JSON_OBJECT's JSON text as written,
+                         whole (split an array with cpucycles_json_values(),
+                         parse an object with cpucycles_json_parse()); else 0 */
   size_t length;
   double number; /* CPUCYCLES_JSON_NUMBER's value: +-HUGE_VAL beyond a double's range */
 };

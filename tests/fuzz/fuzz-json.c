@@ -8,7 +8,8 @@
  * sanitizers: a refusal has a one-line printable message; an accepted
  * document's members are sorted with no key twice, each found by its name,
  * their text NUL-terminated at its length and UTF-8 with no surrogate (an
- * array's text, as written, an array cpucycles_json_values() splits);
+ * array's text, as written, an array cpucycles_json_values() splits; an
+ * object's, an object that parses, unless a key of its own is twice);
  * whitespace after an accepted document changes nothing, and anything else
  * after it is refused. */
 #include "json-read.c"
@@ -41,7 +42,8 @@ static void check_document(const struct cpucycles_json *doc)
     if (i && compare_keys(&doc->members[i - 1], m) >= 0) abort();
     if (m->key[m->key_length] || !utf8(m->key, m->key_length)) abort();
     if (strlen(m->key) == m->key_length && cpucycles_json_find(doc, m->key) != m) abort();
-    if ((m->type == CPUCYCLES_JSON_STRING || m->type == CPUCYCLES_JSON_ARRAY) != (m->string != 0))
+    if ((m->type == CPUCYCLES_JSON_STRING || m->type == CPUCYCLES_JSON_ARRAY ||
+         m->type == CPUCYCLES_JSON_OBJECT) != (m->string != 0))
       abort();
     if (m->string && (m->string[m->length] || !utf8(m->string, m->length))) abort();
     if (m->type == CPUCYCLES_JSON_ARRAY) { /* its text as written: an array that splits */
@@ -52,6 +54,15 @@ static void check_document(const struct cpucycles_json *doc)
           cpucycles_json_values(m->string, m->length, &spans, &count, why, sizeof why) != 0)
         abort();
       free(spans);
+    }
+    if (m->type == CPUCYCLES_JSON_OBJECT) { /* its text as written: an object that parses */
+      struct cpucycles_json inner;
+      char why[256];
+      if (m->string[0] != '{' || m->string[m->length - 1] != '}') abort();
+      if (cpucycles_json_parse(&inner, m->string, m->length, why, sizeof why) == 0)
+        cpucycles_json_free(&inner);
+      else if (!strstr(why, "appears more than once"))
+        abort();
     }
   }
 }
