@@ -242,6 +242,13 @@ struct cpucycles_bench_speed {
                                spans over 10% (two speeds, or noise) */
 };
 
+/* The reference alone, now, on the calling thread's CPU (64 runs of it,
+ * the undisturbed ones' median): for a tool that runs the code elsewhere
+ * (another process, pinned to the same CPU) and measures the host's speed
+ * beside it.  0 with speed filled, or -1 with errno EINVAL (speed 0),
+ * ENOTSUP (the counter never moves) or EAGAIN (every run disturbed). */
+CPUCYCLES_API int cpucycles_bench_speed_now(struct cpucycles_bench_speed *speed);
+
 /* cpucycles_bench() with the reference beside (speed must not be 0):
  * returns as cpucycles_bench() does, speed filled when it returns 0. */
 CPUCYCLES_API int cpucycles_bench_with_speed(void (*fn)(void *), void *arg,

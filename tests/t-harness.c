@@ -695,9 +695,33 @@ static void placement(void)
          "figure (in either sign)");
 }
 
+/* The reference alone (cpucycles_bench_speed_now()), and beside a
+ * function (cpucycles_bench_with_speed()): the same fixed chain, so the
+ * same cycles give or take the machine's noise (within a factor of 2 is
+ * what no noise undoes: a different chain, or one per call rather than
+ * per run, would be 256 times off). */
+static void speed(void)
+{
+  struct cpucycles_bench_speed alone, beside;
+  struct cpucycles_bench_result r;
+  int rc = cpucycles_bench_speed_now(&alone);
+  tap_ok(rc == 0 && alone.reference > 0 && alone.reference_runs >= 32,
+         "cpucycles_bench_speed_now(): the reference alone, %.1f cycles a run of its chain, %lld runs kept",
+         alone.reference, alone.reference_runs);
+  rc = cpucycles_bench_with_speed(empty, 0, 0, &r, &beside);
+  tap_ok(rc == 0 && beside.reference > alone.reference / 2 && beside.reference < alone.reference * 2 &&
+             beside.reference_runs >= 100,
+         "cpucycles_bench_with_speed(): the reference beside a function's runs, %.1f cycles (alone %.1f), "
+         "%lld runs", beside.reference, alone.reference, beside.reference_runs);
+  errno = 0;
+  tap_ok(cpucycles_bench_speed_now(0) == -1 && errno == EINVAL &&
+             cpucycles_bench_with_speed(empty, 0, 0, &r, 0) == -1 && errno == EINVAL,
+         "no speed to fill: EINVAL");
+}
+
 int main(void)
 {
-  tap_plan(47);
+  tap_plan(50);
   sched_getaffinity(0, sizeof initial_mask, &initial_mask);
   fixed_statistics();
   fake_counter();
@@ -707,5 +731,6 @@ int main(void)
   real_counter();
   flag_names();
   limits();
+  speed();
   return tap_done();
 }

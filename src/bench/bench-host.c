@@ -343,6 +343,22 @@ int cpucycles_bench_with_speed(void (*fn)(void *), void *arg, const struct cpucy
   return cpucycles_bench_with(&c, fn, arg, options, result, speed);
 }
 
+int cpucycles_bench_speed_now(struct cpucycles_bench_speed *speed)
+{
+  struct cpucycles_bench_clock c;
+  int rc;
+  if (!speed) {
+    errno = EINVAL;
+    return -1;
+  }
+  cpucycles_bench_host_clock(&c);
+  if ((rc = cpucycles_bench_speed_with(&c, speed)) != 0) {
+    errno = rc;
+    return -1;
+  }
+  return 0;
+}
+
 int cpucycles_bench_compare(void (*a)(void *), void *arg_a, void (*b)(void *), void *arg_b,
                             const struct cpucycles_compare_options *options,
                             struct cpucycles_compare_result *result)

@@ -505,3 +505,28 @@ int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void 
   errno = saved_errno;
   return 0;
 }
+
+/* The reference alone (cpucycles_bench_speed_now()): REFERENCE_ALONE runs
+ * of it, each spanning the counter's steps many times over, undisturbed
+ * ones kept; 0, or an errno value. */
+#define REFERENCE_ALONE 64
+int cpucycles_bench_speed_with(const struct cpucycles_bench_clock *c, struct cpucycles_bench_speed *speed)
+{
+  long long buf[REFERENCE_ALONE], precision, calls, switch_cost;
+  struct kept rk;
+  struct tally t = {0, 0, 0};
+  struct cpucycles_bench_result stats;
+  memset(speed, 0, sizeof *speed);
+  if ((precision = cpucycles_bench_precision(c)) == 0) return ENOTSUP;
+  switch_cost = cpucycles_bench_switch_cost(c);
+  calls = cpucycles_bench_choose_calls(c, reference_function, 0, precision, 0);
+  kept_init(&rk, buf, REFERENCE_ALONE);
+  run(c, reference_function, 0, calls, REFERENCE_ALONE, 0, switch_cost, &rk, 0, 0, 0, &t);
+  if (rk.n == 0) return EAGAIN;
+  stats.flags = 0;
+  cpucycles_bench_statistics(rk.buf, rk.n, precision, &stats);
+  speed->reference = stats.median / (double)calls;
+  speed->reference_runs = rk.seen;
+  speed->flags = stats.flags & (CPUCYCLES_BENCH_DRIFT | CPUCYCLES_BENCH_SPREAD);
+  return 0;
+}

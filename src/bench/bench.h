@@ -117,6 +117,9 @@ int cpucycles_bench_compare_with(const struct cpucycles_bench_clock *c, long lon
                                  const struct cpucycles_compare_options *options,
                                  struct cpucycles_compare_result *result);
 
+/* cpucycles_bench_speed_now() on clock c: 0, or an errno value. */
+int cpucycles_bench_speed_with(const struct cpucycles_bench_clock *c, struct cpucycles_bench_speed *speed);
+
 /* The clock cpucycles_bench() uses on this host (bench-host.c). */
 void cpucycles_bench_host_clock(struct cpucycles_bench_clock *c);
 
