@@ -132,3 +132,90 @@ void comparison_end(int status)
   json_key("status", 0), printf("%d", status);
   fputs("\n}\n", stdout);
 }
+
+/* ---- Markdown ---- */
+
+static int rank(const struct cpucycles_judgement *j)
+{
+  switch (j->verdict) {
+  case CPUCYCLES_VERDICT_SLOWER: return 0;
+  case CPUCYCLES_VERDICT_CANNOT_JUDGE: return 1;
+  case CPUCYCLES_VERDICT_INDISTINGUISHABLE: return 2;
+  default: return 3;
+  }
+}
+
+static int worst_first(const void *a, const void *b)
+{
+  const struct comparison_row *x = *(const struct comparison_row *const *)a, *y = *(const struct comparison_row *const *)b;
+  double rx = isfinite(x->ratio) ? x->ratio : 0, ry = isfinite(y->ratio) ? y->ratio : 0;
+  if (rank(x->j) != rank(y->j)) return rank(x->j) - rank(y->j);
+  return (rx < ry) - (rx > ry);
+}
+
+/* a name in a code span: the fence one backtick longer than its longest
+ * run of them, a space inside when it begins or ends with one, '|' as \| */
+static void md_code(const char *s, size_t n)
+{
+  size_t i, run = 0, longest = 0;
+  for (i = 0; i < n; i++) {
+    run = s[i] == '`' ? run + 1 : 0;
+    if (run > longest) longest = run;
+  }
+  for (i = 0; i <= longest; i++) putchar('`');
+  if (n && (s[0] == '`' || s[n - 1] == '`')) putchar(' ');
+  for (i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '|') fputs("\\|", stdout);
+    else putchar(c < 0x20 || c == 0x7f ? '?' : c);
+  }
+  if (n && (s[0] == '`' || s[n - 1] == '`')) putchar(' ');
+  for (i = 0; i <= longest; i++) putchar('`');
+}
+
+static void md_figure(double x, int seconds)
+{
+  if (!isfinite(x)) fputs("-", stdout);
+  else if (!seconds) printf("%.1f", x);
+  else if (x >= 1) printf("%.3g s", x);
+  else if (x >= 1e-3) printf("%.3g ms", x * 1e3);
+  else if (x >= 1e-6) printf("%.3g µs", x * 1e6);
+  else printf("%.3g ns", x * 1e9);
+}
+
+void comparison_markdown(const struct comparison_head *h, const char *command, const struct comparison_row *rows,
+                         size_t n, int unit_seconds, long samples, const char *what)
+{
+  const struct comparison_row **order = malloc((n ? n : 1) * sizeof *order);
+  struct cpucycles_out out;
+  char says[512];
+  size_t i, counts[4] = {0, 0, 0, 0};
+  for (i = 0; i < n; i++) counts[rows[i].j->verdict]++;
+  fputs("**cpucycles-compare**: ", stdout);
+  md_code(h->new_name, strlen(h->new_name)), fputs(" against ", stdout), md_code(h->old_name, strlen(h->old_name));
+  printf(": %zu slower, %zu faster, %zu indistinguishable, %zu cannot judge", counts[CPUCYCLES_VERDICT_SLOWER],
+         counts[CPUCYCLES_VERDICT_FASTER], counts[CPUCYCLES_VERDICT_INDISTINGUISHABLE],
+         counts[CPUCYCLES_VERDICT_CANNOT_JUDGE]);
+  if (h->tolerance > 0) printf(" (tolerance %g%%)", h->tolerance);
+  fputs("\n\n", stdout);
+  if (command) fputs("Command: ", stdout), md_code(command, strlen(command)), printf(" (%ld %s, %s)\n\n", samples, what, h->measured);
+  printf("| benchmark | new/old | %s%% interval | old | new | verdict |\n", h->looks > 1 ? "99.5" : "99");
+  fputs("|---|---:|:---:|---:|---:|---|\n", stdout);
+  if (!order) return;
+  for (i = 0; i < n; i++) order[i] = &rows[i];
+  qsort(order, n, sizeof *order, worst_first);
+  for (i = 0; i < n; i++) {
+    const struct comparison_row *r = order[i];
+    int wide = isfinite(r->low) && (r->high / r->ratio > 1.02 || r->ratio / r->low > 1.02);
+    fputs("| ", stdout), md_code(r->name, r->name_length);
+    if (isfinite(r->ratio)) printf(" | %.4f | [%.4f, %.4f] | ", r->ratio, r->low, r->high);
+    else fputs(" | - | - | ", stdout);
+    md_figure(r->old_figure, unit_seconds), fputs(" | ", stdout), md_figure(r->new_figure, unit_seconds);
+    cpucycles_out_start(&out, says, sizeof says);
+    cpucycles_verdict_phrase(&out, r->j, h->tolerance);
+    printf(" | %s%s%s%s |\n", r->j->verdict == CPUCYCLES_VERDICT_SLOWER ? "**" : "", says,
+           r->j->verdict == CPUCYCLES_VERDICT_SLOWER ? "**" : "",
+           r->j->verdict == CPUCYCLES_VERDICT_CANNOT_JUDGE ? " ⚠" : wide ? " (noisy: interval over ±2%)" : "");
+  }
+  free(order);
+}

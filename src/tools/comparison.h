@@ -43,6 +43,17 @@ void comparison_rows_end(void);
 /* "status" and the document's end */
 void comparison_end(int status);
 
+/* The comparison as Markdown, for a pull request's comment: a header line
+ * (the command, and what was compared), then a table of the rows worst
+ * first (slower, cannot judge, indistinguishable, faster; each by its
+ * ratio, highest first), each name verbatim in backticks (a '|' escaped,
+ * as a table cell needs), a row that cannot be judged or whose interval
+ * is wide (over +-2%) marked; samples: how many (pairs, executions)
+ * behind each row, what: their word.  unit_seconds: the figures are
+ * seconds (shown as ns, us, ms), else cycles. */
+void comparison_markdown(const struct comparison_head *h, const char *command, const struct comparison_row *rows,
+                         size_t n, int unit_seconds, long samples, const char *what);
+
 /* "key": (a top-level member: first one of the document or not) */
 void json_key(const char *key, int first);
 /* , "key": (a member inside a row) */

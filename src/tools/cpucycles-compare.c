@@ -54,6 +54,7 @@
 #include "compare/git.h"
 #include "cpucycles-bench.h"
 #include "readfile.h"
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -63,23 +64,32 @@
 
 static const char usage[] =
     "usage: cpucycles-compare [options] OLD.so NEW.so\n"
+    "       cpucycles-compare [options] OLD-PROGRAM NEW-PROGRAM\n"
     "       cpucycles-compare --git --build CMD --artifact PATH [options] OLD NEW\n"
-    "  NEW's benchmark against OLD's: each build loaded in a namespace of its\n"
-    "  own (dlmopen), interleaved, in several executions that differ in\n"
-    "  layout (fresh processes: addresses, copies of the files, environment\n"
-    "  size, stack offset), so that the 99% interval covers code placement\n"
+    "  Is NEW slower than OLD?  Two shared objects: each one's benchmark (or\n"
+    "  --symbol) loaded in a namespace of its own (dlmopen), interleaved, in\n"
+    "  several executions that differ in layout (fresh processes: addresses,\n"
+    "  copies of the files, environment size, stack offset).  Two Google\n"
+    "  Benchmark programs: one row per benchmark, GB's real time per\n"
+    "  iteration, from pairs of runs on one CPU, each divided by the host's\n"
+    "  speed measured around it.  The 99% interval covers code placement.\n"
     "  --symbol NAME      the function to compare, void NAME(void *) called\n"
     "                     with a null argument (default benchmark); repeat\n"
     "                     it for a suite: one row per symbol (each name\n"
-    "                     once, at most 1024 bytes)\n"
-    "  --executions N     executions (processes) to measure in, 2 to 1000\n"
-    "                     (default 20): the first stage\n"
+    "                     once, at most 1024 bytes); shared objects only\n"
+    "  --filter REGEX     programs: the benchmarks to compare (GB's\n"
+    "                     --benchmark_filter; default all)\n"
+    "  --executions N     executions (shared objects) or pairs of runs\n"
+    "                     (programs) to measure in, 2 to 1000 (default 20):\n"
+    "                     the first stage\n"
     "  --max-executions N with a tolerance above 0, the executions in all when\n"
     "                     the first stage leaves a row across the tolerance: a\n"
     "                     second stage is measured (default 3 times --executions)\n"
-    "  --seconds S        the time of each symbol's comparison in each\n"
-    "                     execution (default 0.25); calls too slow for 200\n"
-    "                     pairs in it get those that fit, at least 100\n"
+    "  --seconds S        shared objects: the time of each symbol's comparison\n"
+    "                     in each execution (default 0.25; calls too slow for\n"
+    "                     200 pairs in it get those that fit, at least 100);\n"
+    "                     programs: GB's time for each benchmark in each run\n"
+    "                     (--benchmark_min_time, default 0.05)\n"
     "  --tolerance P      exit 1 only when the whole interval is beyond +P%,\n"
     "                     0 only when it is all below; an interval across +P%\n"
     "                     is measured more, then cannot judge (default 0: an\n"
@@ -89,10 +99,11 @@ static const char usage[] =
     "  --timeout S        the longest a benchmark's call may take, or its\n"
     "                     comparison beyond --seconds, before its execution\n"
     "                     is killed (default 60)\n"
-    "  --no-copy          load the files themselves, not a fresh copy in each\n"
-    "                     execution (to measure the code where the linker put\n"
-    "                     it within its pages)\n"
-    "  --json             the result as one JSON object\n"
+    "  --no-copy          load (or run) the files themselves, not a fresh copy\n"
+    "                     in each execution\n"
+    "  --format F         text (default), json (one comparison document) or\n"
+    "                     markdown (a table for a pull request's comment)\n"
+    "  --json             --format json\n"
     "  --progress         progress on stderr (default: on a terminal, for a\n"
     "                     run of over 2 s)\n"
     "  --git              OLD and NEW are revisions of the git repository here\n"
@@ -102,17 +113,17 @@ static const char usage[] =
     "  --build CMD        with --git: the build, run by /bin/sh -c in each\n"
     "                     revision's checkout, its output to a log in the cache\n"
     "  --artifact PATH    with --git: the file the build makes, relative to the\n"
-    "                     checkout, which is compared\n"
+    "                     checkout, which is compared (a .so or a GB program)\n"
     "  --rebuild          with --git: build each revision again\n"
     "  --help             this text\n"
     "  --version          the version\n"
     "Exit 0 when NEW is not slower beyond the tolerance, 1 when it is, 2 on an\n"
-    "error (a file that is missing or no shared object of this machine, a\n"
-    "missing symbol, a bad option, a benchmark that crashes, does not return,\n"
-    "or is too slow for 100 pairs in --seconds; with --git, a revision that\n"
-    "does not exist, a build that fails, an artifact missing after it, no git\n"
-    "repository here), 3 with --exit-faster, 4 when a row cannot be judged.\n"
-    "cpucycles-compare(1).\n";
+    "error (a file that is missing or neither a shared object nor a program of\n"
+    "this machine, a missing symbol or benchmark, a bad option, a benchmark\n"
+    "that crashes, fails or does not return, one too slow for 100 pairs in\n"
+    "--seconds; with --git, a revision that does not exist, a build that\n"
+    "fails, an artifact missing after it, no git repository here), 3 with\n"
+    "--exit-faster, 4 when a row cannot be judged.  cpucycles-compare(1).\n";
 
 /* ---- the command line ---- */
 
@@ -177,6 +188,28 @@ static int standard_fds(void)
   return 0;
 }
 
+/* The command line as one line, each argument that needs it quoted for
+ * a shell (the Markdown report's header says how it was made). */
+static const char *command_text(int argc, char **argv)
+{
+  static char text[4096];
+  size_t n = 0;
+  int i;
+  const char *a, *c;
+  text[0] = 0;
+  for (i = 0; i < argc && n + 8 < sizeof text; i++) {
+    a = i ? argv[i] : PROGRAM;
+    for (c = a; *c && (isalnum((unsigned char)*c) || strchr("-_./=:,+@%", *c)); c++) continue;
+    n += (size_t)snprintf(text + n, sizeof text - n, *c || !*a ? "%s'" : "%s", i ? " " : "");
+    for (c = a; *c && n + 6 < sizeof text; c++)
+      if (*c == '\'') n += (size_t)snprintf(text + n, sizeof text - n, "'\\''");
+      else text[n++] = clean_char(*c), text[n] = 0;
+    for (c = a; *c && (isalnum((unsigned char)*c) || strchr("-_./=:,+@%", *c)); c++) continue;
+    if (*c || !*a) n += (size_t)snprintf(text + n, sizeof text - n, "'");
+  }
+  return text;
+}
+
 /* The command line into *o: -1 to go on, else the exit status (--help,
  * --version, or 2 after a message). */
 static int parse_options(int argc, char **argv, struct options *o)
@@ -196,7 +229,8 @@ static int parse_options(int argc, char **argv, struct options *o)
     const char *a = argv[i];
     int takes = !strcmp(a, "--symbol") || !strcmp(a, "--executions") || !strcmp(a, "--seconds") ||
                 !strcmp(a, "--tolerance") || !strcmp(a, "--timeout") || !strcmp(a, "--max-executions") ||
-                !strcmp(a, "--build") || !strcmp(a, "--artifact");
+                !strcmp(a, "--build") || !strcmp(a, "--artifact") || !strcmp(a, "--format") ||
+                !strcmp(a, "--filter");
     if (takes && i + 1 >= argc) return bad(a, 0, "needs a value");
     if (!strcmp(a, "--help")) {
       fputs(usage, stdout);
@@ -221,7 +255,7 @@ static int parse_options(int argc, char **argv, struct options *o)
       o->exit_faster = 1;
     } else if (!strcmp(a, "--seconds")) {
       if (number(a, argv[++i], 0.001, 3600, 0, &x)) return 2;
-      o->seconds = x;
+      o->seconds = x, o->seconds_given = 1;
     } else if (!strcmp(a, "--tolerance")) {
       if (number(a, argv[++i], 0, 99.999, 0, &x)) return 2;
       o->tolerance = x;
@@ -229,7 +263,16 @@ static int parse_options(int argc, char **argv, struct options *o)
       if (number(a, argv[++i], 0.001, 86400, 0, &x)) return 2;
       o->timeout = x;
     } else if (!strcmp(a, "--json")) {
-      o->json = 1;
+      o->format = FORMAT_JSON;
+    } else if (!strcmp(a, "--format")) {
+      a = argv[++i];
+      if (!strcmp(a, "text")) o->format = FORMAT_TEXT;
+      else if (!strcmp(a, "json")) o->format = FORMAT_JSON;
+      else if (!strcmp(a, "markdown")) o->format = FORMAT_MARKDOWN;
+      else return bad("--format", a, "not text, json or markdown");
+    } else if (!strcmp(a, "--filter")) {
+      if (!argv[++i][0]) return bad("--filter", 0, "an empty regular expression");
+      o->filter = argv[i];
     } else if (!strcmp(a, "--progress")) {
       o->progress = 1;
     } else if (!strcmp(a, "--no-copy")) {
@@ -261,8 +304,10 @@ static int parse_options(int argc, char **argv, struct options *o)
     o->max_executions = 3 * o->executions < MAX_EXECUTIONS ? 3 * o->executions : MAX_EXECUTIONS;
   if (o->max_executions < o->executions)
     return bad("--max-executions", 0, "fewer than --executions (the first stage)");
-  o->old_path = files[0], o->new_path = files[1];
+  o->old_path = o->old_label = files[0], o->new_path = o->new_label = files[1];
   if (!o->nsymbols) o->symbols[o->nsymbols++] = "benchmark";
+  o->json = o->format == FORMAT_JSON;
+  o->command = command_text(argc, argv);
   return -1;
 }
 
@@ -271,13 +316,14 @@ static int parse_options(int argc, char **argv, struct options *o)
 static int from_git(struct options *o)
 {
   static char paths[2][GIT_PATH_MAX];
-  struct git_request r;
+  static struct git_request r; /* (its names are the report's) */
   int status;
   memset(&r, 0, sizeof r);
   r.revisions[0] = o->old_path, r.revisions[1] = o->new_path;
   r.build = o->build, r.artifact = o->artifact, r.rebuild = o->rebuild, r.progress = o->progress;
   if ((status = git_artifacts(&r, paths)) != 0) return status;
   o->old_path = paths[0], o->new_path = paths[1];
+  o->old_label = r.names[0], o->new_label = r.names[1];
   return 0;
 }
 
@@ -311,7 +357,6 @@ static void place_copies(struct options *o, char *root, size_t size)
 static int ready(struct options *o, const char *argv0, struct self *self, char *root, size_t size)
 {
   char why[300];
-  if (check_file("OLD", o->old_path) || check_file("NEW", o->new_path)) return 2;
   if (find_self(argv0, self, why, sizeof why) != 0) {
     complain("%s", why);
     return 2;
@@ -359,7 +404,8 @@ static int measure_and_judge(const struct options *o, const struct self *self, s
     n = o->max_executions;
     status = judge_all(o, runs, n, looks, rows, scratch);
   }
-  if (o->json) print_json(o, rows, runs, n, status);
+  if (o->format == FORMAT_JSON) print_json(o, rows, runs, n, status);
+  else if (o->format == FORMAT_MARKDOWN) print_markdown(o, rows, n);
   else print_text(o, rows, runs, n);
   status = finish(status);
 done:
@@ -374,7 +420,7 @@ int main(int argc, char **argv)
   char root[4096];
   struct outcome *runs;
   long e;
-  int status;
+  int status, kind[2];
 
   if (standard_fds() != 0) {
     /* (stderr may be the closed one: the status says it all then) */
@@ -384,7 +430,30 @@ int main(int argc, char **argv)
   if (argc >= 2 && !strcmp(argv[1], INTERNAL)) return execution(argc, argv);
   if ((status = parse_options(argc, argv, &o)) >= 0) return status;
   if (o.git && (status = from_git(&o)) != 0) return status;
+  if ((kind[0] = file_kind("OLD", o.old_path)) < 0 || (kind[1] = file_kind("NEW", o.new_path)) < 0) return 2;
+  if (kind[0] != kind[1]) {
+    complain("OLD %s is %s, NEW %s %s: compare two shared objects, or two programs", o.old_path,
+             kind[0] == KIND_PROGRAM ? "a program" : "a shared object", o.new_path,
+             kind[1] == KIND_PROGRAM ? "a program" : "a shared object");
+    return 2;
+  }
   root[0] = 0;
+  if (kind[0] == KIND_PROGRAM) {
+    /* Google Benchmark programs: its --seconds is GB's time for each
+     * benchmark in each run (every benchmark runs in each) */
+    if (!o.seconds_given) o.seconds = 0.05;
+    if (o.nsymbols != 1 || strcmp(o.symbols[0], "benchmark")) return bad("--symbol", 0, "for shared objects: a program's benchmarks are chosen by --filter");
+    if (catch_signals(root) != 0) {
+      complain("signals: %s", strerror(errno));
+      return 2;
+    }
+    place_copies(&o, root, sizeof root);
+    status = programs_compare(&o, root);
+    status = finish(status);
+    mirror_remove(root);
+    return status;
+  }
+  if (o.filter) return bad("--filter", 0, "for programs (Google Benchmark's): a shared object's functions are named by --symbol");
   if (ready(&o, argv[0], &self, root, sizeof root) != 0) {
     mirror_remove(root);
     return 2;

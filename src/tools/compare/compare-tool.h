@@ -46,8 +46,15 @@ struct measured {    /* one symbol in one execution */
   double pair_seconds; /* a pair's, when its pairs were counted (slow calls); else 0 */
 };
 
+enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_MARKDOWN };
+
 struct options {
-  const char *old_path, *new_path;
+  const char *old_path, *new_path;   /* the files compared (--git: their artifacts) */
+  const char *old_label, *new_label; /* how the report names them (--git: the revisions) */
+  const char *command;               /* the command line, for the Markdown's header */
+  const char *filter;                /* --filter: GB's regular expression, or 0 */
+  int format;                        /* FORMAT_* (--format, --json) */
+  int seconds_given;
   const char *symbols[MAX_SYMBOLS];
   int nsymbols;
   long executions;     /* the first stage */
@@ -137,10 +144,8 @@ int execution(int argc, char **argv);
 void say(const char *format, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- load.c: the builds' files, and loading them ---- */
+/* (file_kind(), below with programs.c) */
 
-/* In the parent: 0 when the file is loadable in principle, else 2 with a
- * message. */
-int check_file(const char *label, const char *path);
 /* In an execution: the build loaded, or the execution ended with a
  * message; copy is where its copy goes (mirror.c), or why none is made. */
 void *load_build(const char *label, const char *path, const char *copy, unsigned long long *seed);
@@ -171,6 +176,16 @@ int catch_signals(const char *root);
 int run_executions(const struct options *o, const struct self *self, struct outcome *runs, long first,
                    long count);
 
+/* ---- programs.c: two Google Benchmark programs ---- */
+
+/* Their benchmarks compared in pairs of runs and reported: the exit
+ * status.  root: the run's directory of copies (mirror.c), "" for none. */
+int programs_compare(const struct options *o, const char *root);
+/* What a file is (load.c): a shared object (dlmopen), a program (an
+ * executable, run), or neither (-1, with a message naming it and why). */
+enum { KIND_SHARED_OBJECT, KIND_PROGRAM };
+int file_kind(const char *label, const char *path);
+
 /* ---- combine.c ---- */
 
 /* Symbol s's row from the first n executions (x: room for n doubles). */
@@ -182,6 +197,7 @@ void combine(const struct options *o, struct outcome *runs, long n, int looks, i
 /* n: the executions run */
 void print_text(const struct options *o, const struct row *rows, const struct outcome *runs, long n);
 void print_json(const struct options *o, const struct row *rows, struct outcome *runs, long n, int status);
+void print_markdown(const struct options *o, const struct row *rows, long n);
 /* a printable form of a path or name: control bytes as '?' */
 void put_clean(FILE *f, const char *s);
 /* A message on stderr, its paths and names cleaned as the output's are. */

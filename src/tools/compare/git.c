@@ -967,7 +967,7 @@ lock_failed:
   return 2;
 }
 
-int git_artifacts(const struct git_request *r, char paths[2][GIT_PATH_MAX])
+int git_artifacts(struct git_request *r, char paths[2][GIT_PATH_MAX])
 {
   static struct git g; /* (large) */
   static struct revision v[2];
@@ -983,6 +983,9 @@ int git_artifacts(const struct git_request *r, char paths[2][GIT_PATH_MAX])
   /* both named before either is built: a misspelt NEW costs no build */
   for (i = 0; i < 2 && status == 0; i++) status = resolve(&g, &v[i], r->build);
   if (status != 0) goto end;
+  for (i = 0; i < 2; i++)
+    snprintf(r->names[i], sizeof r->names[i], v[i].worktree ? "%s (uncommitted changes on %.12s)" : "%s (%.12s)",
+             v[i].given, v[i].commit);
   status = take(&g, &v[0], r, 0, show, paths[0]);
   if (status == 0 && !strcmp(v[0].name, v[1].name)) /* one build for both */
     memcpy(paths[1], paths[0], GIT_PATH_MAX);

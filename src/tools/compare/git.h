@@ -14,6 +14,9 @@ struct git_request {
   const char *artifact;     /* --artifact: a path relative to each checkout */
   int rebuild;              /* --rebuild: build even what was built before */
   int progress;             /* --progress (else: on a terminal) */
+  /* filled: how the report names each revision, "main (1a2b3c4d5e6f)",
+   * ". (uncommitted changes on 1a2b3c4d5e6f)" */
+  char names[2][GIT_PATH_MAX];
 };
 
 /* OLD, then NEW, checked out and built in the cache (or found built
@@ -21,6 +24,6 @@ struct git_request {
  * paths[1] (NEW's): 0, or 2 with a message on stderr.  The cache entries
  * stay locked (shared: no other run rebuilds them) until this process
  * ends. */
-int git_artifacts(const struct git_request *r, char paths[2][GIT_PATH_MAX]);
+int git_artifacts(struct git_request *r, char paths[2][GIT_PATH_MAX]);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* load.c - cpucycles-compare's builds: the parent's check of each file
- * (check_file()), and in each execution the loading of each build in a
+ * (file_kind()), and in each execution the loading of each build in a
  * link-map namespace of its own (load_build()) and the check that a
  * symbol found in it is its own (defined_by()).
  *
@@ -357,18 +357,46 @@ static const unsigned char *own_header(void)
   return info.dli_fbase;
 }
 
-/* A file both loadable in principle: a regular file (never opened
- * otherwise: a FIFO's open() would wait for a writer), readable, an ELF
- * shared object (ET_DYN) of this program's class, byte order and machine.
- * dlmopen() says the rest (a missing dependency) in the execution. */
-int check_file(const char *label, const char *path)
+/* An ELF file's number of bytes at h (2, 4 or 8), in its byte order. */
+static unsigned long long elf_number(const unsigned char *h, int bytes, int big)
 {
-  unsigned char h[20];
+  unsigned long long x = 0;
+  int k;
+  for (k = 0; k < bytes; k++) x |= (unsigned long long)h[big ? bytes - 1 - k : k] << (8 * k);
+  return x;
+}
+
+/* Whether the ELF file open on fd, whose header is h[0..64), names a
+ * dynamic loader (PT_INTERP): a program, position-independent or not. */
+static int has_interpreter(int fd, const unsigned char *h)
+{
+  int wide = h[4] == 2, big = h[5] == 2;
+  unsigned long long phoff = elf_number(h + (wide ? 32 : 28), wide ? 8 : 4, big);
+  unsigned long long entsize = elf_number(h + (wide ? 54 : 42), 2, big), count = elf_number(h + (wide ? 56 : 44), 2, big);
+  unsigned char ph[4];
+  unsigned long long k;
+  if (entsize < 4 || count > 4096) return 0;
+  for (k = 0; k < count; k++)
+    if (pread(fd, ph, 4, (off_t)(phoff + k * entsize)) == 4 && elf_number(ph, 4, big) == 3 /* PT_INTERP */)
+      return 1;
+  return 0;
+}
+
+/* A file comparable in principle: a regular file (never opened otherwise:
+ * a FIFO's open() would wait for a writer), readable, an ELF file of this
+ * program's class, byte order and machine, and either a shared object
+ * (ET_DYN without an interpreter: loaded with dlmopen(), which says the
+ * rest, a missing dependency, in the execution) or a program (ET_EXEC, or
+ * ET_DYN with one: a position-independent executable, run).  Its KIND_*,
+ * or -1 with a message. */
+int file_kind(const char *label, const char *path)
+{
+  unsigned char h[64];
   const unsigned char *own;
   char theirs[96], ours[96], kind[256];
   struct stat st;
   ssize_t n;
-  int fd = -1, type;
+  int fd = -1, type, found = -1;
   const char *why = 0;
   if (stat(path, &st) != 0) {
     why = strerror(errno);
@@ -388,25 +416,26 @@ int check_file(const char *label, const char *path)
     why = "not a regular file";
   } else {
     n = read(fd, h, sizeof h);
-    if (n < (ssize_t)sizeof h || memcmp(h, "\177ELF", 4) != 0) {
-      why = "not an ELF file (no shared object)";
+    if (n < 20 || memcmp(h, "\177ELF", 4) != 0) {
+      why = "not an ELF file (no shared object, no program)";
+    } else if ((own = own_header()) != 0 &&
+               (memcmp(h + 4, own + 4, 2) != 0 || memcmp(h + 18, own + 18, 2) != 0)) {
+      /* (dlmopen() would say "wrong ELF class" or the like, of the copy) */
+      machine_text(h, theirs, sizeof theirs), machine_text(own, ours, sizeof ours);
+      snprintf(kind, sizeof kind, "built for %s; this tool runs %s objects", theirs, ours);
+      why = kind;
     } else {
       type = h[5] == 2 ? h[16] << 8 | h[17] : h[17] << 8 | h[16]; /* e_type, in its byte order */
-      if (type != 3) /* ET_DYN */
-        why = type == 1   ? "an ELF file but not a shared object (a relocatable object: link it with -shared)"
-              : type == 2 ? "an ELF file but not a shared object (an executable)"
-                          : "an ELF file but not a shared object";
-      else if ((own = own_header()) != 0 &&
-               (memcmp(h + 4, own + 4, 2) != 0 || memcmp(h + 18, own + 18, 2) != 0)) {
-        /* (dlmopen() would say "wrong ELF class" or the like, of the copy) */
-        machine_text(h, theirs, sizeof theirs), machine_text(own, ours, sizeof ours);
-        snprintf(kind, sizeof kind, "built for %s; this tool runs %s objects", theirs, ours);
-        why = kind;
-      }
+      if (type == 2) found = KIND_PROGRAM;
+      else if (type == 3 && n == (ssize_t)sizeof h) found = has_interpreter(fd, h) ? KIND_PROGRAM : KIND_SHARED_OBJECT;
+      else
+        why = type == 1 ? "an ELF file but neither a shared object nor a program (a relocatable object: "
+                          "link it with -shared)"
+                        : "an ELF file but neither a shared object nor a program";
     }
   }
   if (fd >= 0) close(fd);
-  if (!why) return 0;
+  if (!why) return found;
   fprintf(stderr, PROGRAM ": %s ", label), put_clean(stderr, path), fprintf(stderr, ": %s\n", why);
-  return 2;
+  return -1;
 }

@@ -146,7 +146,7 @@ void print_json(const struct options *o, const struct row *rows, struct outcome 
   int s;
   long e;
   covers(o, runs, n, covered, sizeof covered);
-  h.tool = PROGRAM, h.old_name = o->old_path, h.new_name = o->new_path, h.measured = "cycles per call";
+  h.tool = PROGRAM, h.old_name = o->old_label, h.new_name = o->new_label, h.measured = "cycles per call";
   h.tolerance = o->tolerance, h.looks = o->nsymbols ? rows[0].looks : 1;
   comparison_begin(&h);
   json_key("executions", 0), printf("%ld", n);
@@ -183,6 +183,22 @@ void print_json(const struct options *o, const struct row *rows, struct outcome 
   free(samples);
 }
 
+/* The rows as Markdown (comparison.c), for a pull request's comment. */
+void print_markdown(const struct options *o, const struct row *rows, long n)
+{
+  struct comparison_head h;
+  struct comparison_row c[MAX_SYMBOLS];
+  int s;
+  h.tool = PROGRAM, h.old_name = o->old_label, h.new_name = o->new_label, h.measured = "cycles per call";
+  h.tolerance = o->tolerance, h.looks = o->nsymbols ? rows[0].looks : 1;
+  for (s = 0; s < o->nsymbols; s++) {
+    c[s].name = rows[s].symbol, c[s].name_length = strlen(rows[s].symbol), c[s].j = &rows[s].j;
+    c[s].ratio = rows[s].ratio, c[s].low = rows[s].low, c[s].high = rows[s].high;
+    c[s].old_figure = rows[s].old_cycles, c[s].new_figure = rows[s].new_cycles;
+  }
+  comparison_markdown(&h, o->command, c, (size_t)o->nsymbols, 0, n, "executions");
+}
+
 /* a printable form of a path or name: control bytes as '?' */
 void put_clean(FILE *f, const char *s)
 {
@@ -196,8 +212,8 @@ void print_text(const struct options *o, const struct row *rows, const struct ou
   covers(o, runs, n, covered, sizeof covered);
   for (s = 0; s < o->nsymbols; s++)
     if ((int)strlen(o->symbols[s]) > width) width = (int)strlen(o->symbols[s]);
-  fputs("NEW ", stdout), put_clean(stdout, o->new_path);
-  fputs(" against OLD ", stdout), put_clean(stdout, o->old_path);
+  fputs("NEW ", stdout), put_clean(stdout, o->new_label);
+  fputs(" against OLD ", stdout), put_clean(stdout, o->old_label);
   printf(": %ld executions of %g s per symbol", n, o->seconds);
   if (n > o->executions)
     printf(" (%ld, then %ld more: the first left a row across the tolerance)", o->executions,

@@ -1,0 +1,119 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# t-compare-programs - cpucycles-compare on two Google Benchmark programs
+# as they are: one row per benchmark under GB's own names (with '/' and
+# ':'), OLD's order; NEW's BM_Work at 3 times the work called slower
+# (exit 1); --filter; --format json (one comparison document, schema 2,
+# its rows one per benchmark and nothing else, names exact, verdict
+# words) and markdown (a header line with the command, a table worst
+# first, names in backticks); a program that re-executes itself without
+# address-space randomization, as GB >= 1.9.3 does, is kept from it (said
+# in the JSON) and its stack moves between runs; a shared object against
+# a program, and a program that is no GB program, refused (exit 2).  Only
+# what noise cannot change is asserted (tests/README.md): 3 times the
+# work, and no status but 0, 3 and 4 for one program against itself.
+# The programs are tests/gbench-fixture.cc, built by make check where
+# configure found libbenchmark, and a NEW of it built here with $CXX.
+set -u
+. "$top_srcdir/tests/tap.sh"
+tool="$top_builddir/libtool --mode=execute ${CPUCYCLES_PROBE_RUNNER:-} $top_builddir/cpucycles-compare"
+total=9
+echo "1..$total"
+skip_all() { i=0; while [ $i -lt $total ]; do skip "cpucycles-compare on GB programs" "$1"; i=$((i + 1)); done; exit 0; }
+[ -z "${CPUCYCLES_PROBE_RUNNER:-}" ] || skip_all "run through a probe runner (the tool starts programs)"
+[ -z "${CPUCYCLES_GBENCH_WHY:-}" ] || skip_all "$CPUCYCLES_GBENCH_WHY"
+[ -x "$top_builddir/tests/gbench-fixture" ] || skip_all "no tests/gbench-fixture"
+case " ${CFLAGS:-} " in *-fsanitize*) skip_all "a sanitizer build (the programs run under the tool's seccomp filter)" ;; esac
+dir=$(mktemp -d "${TMPDIR:-/tmp}/t-compare-programs.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+mkdir "$dir/tmp" && TMPDIR=$dir/tmp && export TMPDIR
+out=$dir/out err=$dir/err
+old=$top_builddir/tests/gbench-fixture
+if ! ${CXX:-c++} -O2 -DSLOWER=3 -I/usr/include -o "$dir/new" "$top_srcdir/tests/gbench-fixture.cc" -lbenchmark -lpthread >"$dir/cc.log" 2>&1; then
+  skip_all "$CXX cannot build NEW: $(head -n 1 "$dir/cc.log")"
+fi
+if command -v timeout >/dev/null 2>&1; then bounded="timeout 300"; else bounded=; fi
+quick="--executions 6 --seconds 0.02"
+run() { $bounded $tool "$@" >"$out" 2>"$err"; status=$?; }
+show() { sed 's/^/# /' "$out" "$err"; }
+row() { grep "^$1 " "$out"; }
+
+run $quick "$old" "$dir/new"
+if [ $status -eq 1 ] && row BM_Work | grep -q ' slower$' &&
+   [ "$(sed -n 's/^\(BM_[A-Za-z]*\/*[^ ]*\) .*/\1/p' "$out" | tr '\n' ' ')" = "BM_Sum/64 BM_Sum/4096 BM_Shared/threads:2 BM_Work " ]; then
+  ok "NEW's BM_Work at 3 times the work: slower, exit 1; the rows GB's names in its order: $(row BM_Work | tr -s ' ')"
+else
+  notok "NEW's BM_Work at 3 times the work: exit $status, want 1, BM_Work slower and the four names"; show
+fi
+run $quick --filter 'BM_Sum' "$old" "$dir/new"
+if [ $status -ne 2 ] && [ "$(sed -n 's/^\(BM_[^ ]*\) .*/\1/p' "$out" | tr '\n' ' ')" = "BM_Sum/64 BM_Sum/4096 " ]; then
+  ok "--filter BM_Sum: its two rows only (exit $status)"
+else
+  notok "--filter BM_Sum: exit $status, want the two BM_Sum rows"; show
+fi
+run $quick --format json "$old" "$dir/new"
+if [ $status -eq 1 ] && { ! command -v python3 >/dev/null 2>&1 || python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1]).read(), parse_constant=lambda c: 1 / 0)
+assert d["schema"] == 2 and d["type"] == "comparison" and d["status"] == 1, d
+assert [r["name"] for r in d["rows"]] == ["BM_Sum/64", "BM_Sum/4096", "BM_Shared/threads:2", "BM_Work"], d["rows"]
+assert all(set(r) >= {"name", "verdict", "ratio", "ratio_low", "ratio_high", "old", "new"} for r in d["rows"]), d
+assert all(r["verdict"] in ("slower", "faster", "indistinguishable", "cannot judge") for r in d["rows"]), d
+work = d["rows"][3]
+assert work["verdict"] == "slower" and work["ratio_low"] > 2 and len(work["ratio_samples"]) == 6, work
+assert d["aslr_kept"] is True and d["pairs"] == 6, d
+' "$out" 2>"$dir/py"; }; then
+  ok "--format json: one comparison, its rows GB's four benchmarks and nothing else, names exact, exit 1"
+else
+  notok "--format json: exit $status"; sed 's/^/# /' "$dir/py" 2>/dev/null; show
+fi
+run $quick --format markdown "$old" "$dir/new"
+if [ $status -eq 1 ] && head -n 1 "$out" | grep -q '^\*\*cpucycles-compare\*\*: `.*new` against `.*gbench-fixture`: 1 slower' &&
+   grep -q '^Command: `cpucycles-compare --executions 6 --seconds 0.02 --format markdown ' "$out" &&
+   grep -q '^| benchmark | new/old | 99% interval | old | new | verdict |$' "$out" &&
+   [ "$(grep '^| `' "$out" | head -n 1 | cut -d'|' -f2)" = ' `BM_Work` ' ] &&
+   grep -q '^| `BM_Shared/threads:2` |' "$out"; then
+  ok "--format markdown: the header, the command, a table worst first (BM_Work), names in backticks"
+else
+  notok "--format markdown: exit $status, want 1, the header, the command and BM_Work first"; show
+fi
+# one program against itself: never slower beyond 50% (no error either)
+run $quick --tolerance 50 "$old" "$old"
+if [ $status -eq 0 ] || [ $status -eq 4 ]; then
+  ok "OLD against itself, --tolerance 50: exit $status (not slower)"
+else
+  notok "OLD against itself, --tolerance 50: exit $status"; show
+fi
+# GB >= 1.9.3 re-executes itself without ASLR: the tool keeps it from that
+reexec=$top_builddir/tests/gbench-reexec
+if [ -x "$reexec" ]; then
+  run --executions 4 --seconds 0.01 --format json "$reexec" "$reexec"
+  if [ $status -ne 2 ] && grep -q '^  "aslr_kept": true,$' "$out"; then
+    ok "a program that re-executes itself without ASLR (as GB >= 1.9.3): kept from it, said (exit $status)"
+  else
+    notok "a program that re-executes itself without ASLR: exit $status, want aslr_kept"; show
+  fi
+else
+  skip "a program that re-executes itself without ASLR" "no tests/gbench-reexec"
+fi
+# refused: a shared object against a program, a program that is no GB one
+${CC:-cc} -O2 -shared -fPIC -o "$dir/one.so" "$top_srcdir/tests/compare-fixture.c" >"$dir/cc.log" 2>&1
+run "$dir/one.so" "$old"
+if [ $status -eq 2 ] && grep -q "^cpucycles-compare: OLD .*one.so is a shared object, NEW .* a program: compare two shared objects, or two programs" "$err"; then
+  ok "a shared object against a program: exit 2, $(cat "$err")"
+else
+  notok "a shared object against a program: exit $status, want 2 and why"; show
+fi
+cp /bin/true "$dir/true"
+run "$dir/true" "$dir/true"
+if [ $status -eq 2 ] && grep -q '^cpucycles-compare: OLD .*true: ' "$err"; then
+  ok "a program that is no GB program: exit 2, $(head -n 1 "$err")"
+else
+  notok "a program that is no GB program: exit $status, want 2 and why"; show
+fi
+run --symbol other "$old" "$dir/new"
+if [ $status -eq 2 ] && grep -q -- '--symbol' "$err"; then
+  ok "--symbol on programs: refused, exit 2 (--filter chooses their benchmarks)"
+else
+  notok "--symbol on programs: exit $status, want 2"; show
+fi
