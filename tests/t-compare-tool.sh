@@ -174,7 +174,7 @@ refused() { # description pattern args...: exit 2, nothing on stdout, pattern on
 }
 refused "a missing file" "NEW .*/nothing.so: No such file" $quick "$dir/one.so" "$dir/nothing.so"
 refused "a file that is not ELF" "OLD .*/text.so: not an ELF file" $quick "$dir/text.so" "$dir/one.so"
-refused "an ELF object that is not a shared object" "OLD .*/object.o: an ELF file but not a shared object" \
+refused "an ELF object that is not a shared object" "OLD .*/object.o: an ELF file but neither a shared object nor a program (a relocatable object" \
   $quick "$dir/object.o" "$dir/one.so"
 refused "a missing symbol" "no symbol nosuch" $quick --symbol nosuch "$dir/one.so" "$dir/three.so"
 # (the fixture writes with libc's write(): libc is a library it loads)
