@@ -17,7 +17,7 @@
 set -u
 . "$top_srcdir/tests/tap.sh"
 tool="$top_builddir/libtool --mode=execute ${CPUCYCLES_PROBE_RUNNER:-} $top_builddir/cpucycles-compare"
-total=9
+total=12
 echo "1..$total"
 skip_all() { i=0; while [ $i -lt $total ]; do skip "cpucycles-compare on GB programs" "$1"; i=$((i + 1)); done; exit 0; }
 [ -z "${CPUCYCLES_PROBE_RUNNER:-}" ] || skip_all "run through a probe runner (the tool starts programs)"
@@ -116,4 +116,49 @@ if [ $status -eq 2 ] && grep -q -- '--symbol' "$err"; then
   ok "--symbol on programs: refused, exit 2 (--filter chooses their benchmarks)"
 else
   notok "--symbol on programs: exit $status, want 2"; show
+fi
+
+# GB's own JSON (--benchmark_out_format=json) where the saved-baseline gate
+# reads results: a file of one run is one execution a benchmark (cannot
+# judge, exit 4, saying so); three runs concatenated (cat) are three,
+# judged: BM_Work slower, exit 1, rows under GB's names (no _mean), and
+# what GB's JSON lacks said; GB's JSON against cpucycles' results: measured
+# apart (another unit), exit 4.
+info="$top_builddir/libtool --mode=execute $top_builddir/cpucycles-info"
+gb_runs() { # program file runs
+  : >"$2"; i=0
+  while [ $i -lt "$3" ]; do
+    "$1" --benchmark_out="$2.one" --benchmark_out_format=json --benchmark_min_time=0.02 --benchmark_repetitions=2 >/dev/null 2>&1 &&
+      cat "$2.one" >>"$2" || return 1
+    i=$((i + 1))
+  done
+}
+if gb_runs "$old" "$dir/gb-old1.json" 1 && gb_runs "$dir/new" "$dir/gb-new1.json" 1 &&
+   gb_runs "$old" "$dir/gb-old.json" 3 && gb_runs "$dir/new" "$dir/gb-new.json" 3; then
+  $info --compare "$dir/gb-old1.json" "$dir/gb-new1.json" >"$out" 2>"$err"; status=$?
+  if [ $status -eq 4 ] && grep -q 'BM_Work: .* holds one execution of it' "$err"; then
+    ok "GB's JSON, one run a side: one execution, cannot judge, exit 4"
+  else
+    notok "GB's JSON, one run a side: exit $status, want 4 and one execution said"; show
+  fi
+  $info --compare "$dir/gb-old.json" "$dir/gb-new.json" >"$out" 2>"$err"; status=$?
+  if [ $status -eq 1 ] && grep -q '^BM_Work: old [0-9.]* ns per iteration (3 executions, .*: slower, beyond the tolerance of 5%$' "$out" &&
+     grep -q '^BM_Shared/threads:2: ' "$out" && ! grep -q '_mean' "$out" &&
+     grep -q "^(Google Benchmark's JSON: .*no counter, no host fingerprint" "$out"; then
+    ok "GB's JSON, three runs concatenated a side: three executions, BM_Work slower, exit 1, what GB lacks said"
+  else
+    notok "GB's JSON, three runs a side: exit $status, want 1 and BM_Work slower"; show
+  fi
+  printf '{"type": "bench", "name": "BM_Work", "interquartile_mean": 500, "interquartile_mean_error": 1, "unit": "core cycles"}\n' >"$dir/ours.json"
+  cat "$dir/ours.json" "$dir/ours.json" >"$dir/ours2.json"
+  $info --compare "$dir/ours2.json" "$dir/gb-new.json" >"$out" 2>"$err"; status=$?
+  if [ $status -eq 4 ] && grep -q 'was measured with unit seconds per iteration (Google Benchmark' "$err"; then
+    ok "GB's JSON against cpucycles' results: measured apart (another unit), exit 4"
+  else
+    notok "GB's JSON against cpucycles' results: exit $status, want 4 and measured apart"; show
+  fi
+else
+  skip "GB's JSON, one run a side" "the GB programs did not write their JSON"
+  skip "GB's JSON, three runs a side" "the GB programs did not write their JSON"
+  skip "GB's JSON against cpucycles' results" "the GB programs did not write their JSON"
 fi

@@ -61,6 +61,7 @@ struct context {
   size_t rows;      /* written so far */
   int alone;        /* one name a file: its lines say old and new apart */
   int leaving_out;  /* the reasons being printed leave an execution out */
+  int gb_said;      /* what Google Benchmark's JSON lacks, said */
   size_t reasons;   /* printed so far: a suite's are bounded */
 };
 
@@ -233,15 +234,16 @@ static void side_of(const struct group *g, size_t total, int normalized, double 
  * others left out) or "one execution, +- 2.00 within it" */
 static void put_side(const struct group *g, const struct side *s)
 {
+  /* (Google Benchmark's: seconds per iteration, in ns) */
+  double unit = g->x[0]->gb ? 1e9 : 1;
+  const char *per = g->x[0]->gb ? "ns per iteration" : "cycles per call";
   if (g->n == 1)
-    printf("%.2f cycles per call (one execution, +- %.2f within it)", g->x[0]->cycles,
-           g->x[0]->error);
+    printf("%.2f %s (one execution, +- %.2f within it)", unit * g->x[0]->cycles, per, unit * g->x[0]->error);
   else if (s->total > g->n)
-    printf("%.2f cycles per call (%zu executions of %zu, +- %.2f%% between them)", s->cycles,
-           g->n, s->total, 100 * s->sd);
-  else
-    printf("%.2f cycles per call (%zu executions, +- %.2f%% between them)", s->cycles, g->n,
+    printf("%.2f %s (%zu executions of %zu, +- %.2f%% between them)", unit * s->cycles, per, g->n, s->total,
            100 * s->sd);
+  else
+    printf("%.2f %s (%zu executions, +- %.2f%% between them)", unit * s->cycles, per, g->n, 100 * s->sd);
 }
 
 /* The verdict on one name, printed; *j its judgement, or -1 (out of
@@ -365,6 +367,11 @@ static int judge(struct context *c, struct group *all_old, struct group *all_new
     if (!c->alone) saved_put_text(stdout, go->name), fputs(": ", stdout);
     printf("(the harness's reference took %.3f times the cycles in NEW's executions as in OLD's: "
            "the host ran at another speed, and each figure is divided by its reference)\n", speed);
+  } else if ((go->x[0]->gb || gn->x[0]->gb) && !c->gb_said++) {
+    /* what GB's JSON lacks is said (once), not made up */
+    printf("(Google Benchmark's JSON: its real time per iteration, each run of the program an execution; it "
+           "names no counter, no host fingerprint (its host's name only) and not the host's speed, so a slower "
+           "host measures as slower code)\n");
   } else if (!normalized && (referenced(go) || referenced(gn))) {
     if (!c->alone) saved_put_text(stdout, go->name), fputs(": ", stdout);
     printf("(%s's results carry no reference (saved before schema 2): the host's speed is not "

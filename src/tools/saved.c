@@ -166,6 +166,81 @@ static int optional_count(const struct saved *r, const struct result *x, const c
   return 0;
 }
 
+/* Whether a value is Google Benchmark's JSON: an object whose top level
+ * has "benchmarks" (and "context"), which a result never has. */
+static int is_gb(const char *text, size_t length)
+{
+  struct cpucycles_json doc;
+  char why[256];
+  int gb;
+  if (cpucycles_json_parse(&doc, text, length, why, sizeof why) != 0) return 0;
+  gb = cpucycles_json_find(&doc, "benchmarks") != 0 && cpucycles_json_find(&doc, "type") == 0;
+  cpucycles_json_free(&doc);
+  return gb;
+}
+
+/* The unit of a result read from GB's JSON: the harness's figures are
+ * cycles per call, GB's seconds per iteration (they must not be compared
+ * with each other: apart() sees the units differ). */
+#define GB_UNIT "seconds per iteration (Google Benchmark's real time)"
+
+/* One Google Benchmark document (text[0..length), a run of a GB program):
+ * appended to r->results, one result per benchmark (its run_name), the
+ * mean of its repetitions' real times per iteration, their standard error
+ * its error.  0, or -1 with a message. */
+static int load_gb(struct saved *r, const char *text, size_t length, size_t *room)
+{
+  struct cpucycles_gbench *gb, *more;
+  char why[256];
+  size_t i, k;
+  if (!(more = realloc(r->gb, (r->ngb + 1) * sizeof *r->gb))) return refuse(r, strerror(ENOMEM), "");
+  r->gb = more, gb = &r->gb[r->ngb];
+  memset(gb, 0, sizeof *gb);
+  if (cpucycles_gbench_parse(gb, text, length, why, sizeof why) != 0) return refuse(r, "Google Benchmark's JSON: ", why);
+  r->ngb++;
+  for (i = 0; i < gb->count; i++) {
+    const struct cpucycles_gbench_entry *e = &gb->entries[i];
+    double sum = 0, sum2 = 0, n = 0;
+    struct result *x;
+    int seen = 0;
+    if (e->aggregate) continue;
+    if (e->failed) return refuse(r, "Google Benchmark's JSON: a benchmark failed: ", e->message);
+    /* the first repetition of its name: the others are gathered here */
+    for (k = 0; k < i && !seen; k++)
+      seen = !gb->entries[k].aggregate && gb->entries[k].run_name_length == e->run_name_length &&
+             !memcmp(gb->entries[k].run_name, e->run_name, e->run_name_length);
+    if (seen) continue;
+    for (k = i; k < gb->count; k++) {
+      const struct cpucycles_gbench_entry *f = &gb->entries[k];
+      if (f->aggregate || f->failed || f->run_name_length != e->run_name_length ||
+          memcmp(f->run_name, e->run_name, e->run_name_length))
+        continue;
+      sum += f->real_seconds, sum2 += f->real_seconds * f->real_seconds, n++;
+    }
+    if (r->count == *room) {
+      struct result *grown = realloc(r->results, 2 * *room * sizeof *grown);
+      if (!grown) return refuse(r, strerror(ENOMEM), "");
+      memset(grown + *room, 0, *room * sizeof *grown);
+      r->results = grown, *room *= 2;
+    }
+    x = &r->results[r->count++];
+    memset(x, 0, sizeof *x);
+    x->gb = 1, x->value = r->value ? r->value : 1;
+    x->cycles = sum / n;
+    x->error = n > 1 && sum2 / n > x->cycles * x->cycles ? cpucycles_sqrt((sum2 / n - x->cycles * x->cycles) / (n - 1)) : 0;
+    if (!(x->cycles > 0)) return refuse(r, "Google Benchmark's JSON: a time that is not positive", "");
+    x->reference = -1, x->kept = -1, x->disturbed = -1;
+    x->name.s = e->run_name, x->name.n = e->run_name_length;
+    x->unit.s = GB_UNIT, x->unit.n = strlen(GB_UNIT);
+    x->host.s = gb->contexts[e->document].host_name ? gb->contexts[e->document].host_name : "";
+    x->host.n = strlen(x->host.s);
+    x->version.s = gb->contexts[e->document].library_version ? gb->contexts[e->document].library_version : "";
+    x->version.n = strlen(x->version.s);
+    x->counter.s = "", x->counter.n = 0;
+  }
+  return 0;
+}
+
 /* text[0..length-1] as one cpucycles_bench() result, into x (its document
  * kept): 0, or -1 with a message. */
 static int load_result(const struct saved *r, struct result *x, const char *text, size_t length)
@@ -214,13 +289,14 @@ int saved_load(struct saved *r)
 {
   char why[256];
   struct cpucycles_json_span *spans = 0;
-  size_t i, count;
+  size_t i, count, room;
   const char *p;
   if (saved_read(r) != 0) return -1;
   if (cpucycles_json_values(r->text, r->length, &spans, &count, why, sizeof why) != 0)
     return refuse(r, "not JSON: ", why);
   if (count == 0) return refuse(r, "no cpucycles_bench() result in it (an empty array)", "");
-  if (!(r->results = calloc(count, sizeof r->results[0]))) {
+  room = count;
+  if (!(r->results = calloc(room, sizeof r->results[0]))) {
     free(spans);
     return refuse(r, strerror(ENOMEM), "");
   }
@@ -230,17 +306,40 @@ int saved_load(struct saved *r)
   /* each value's line counted on from the one before's (spans are in
    * order): counting from the file's start each time is quadratic */
   p = r->text, r->line = 1;
-  for (i = 0; i < count; i++, r->count++) {
+  for (i = 0; i < count; i++) {
+    const char *value = r->text + spans[i].offset;
     if (count > 1) {
       r->value = i + 1;
-      for (; p < r->text + spans[i].offset; p++) r->line += *p == '\n';
+      for (; p < value; p++) r->line += *p == '\n';
     }
-    r->results[i].value = i + 1;
-    if (load_result(r, &r->results[i], r->text + spans[i].offset, spans[i].length) != 0) {
-      cpucycles_json_free(&r->results[i].doc);
+    /* Google Benchmark's document: its benchmarks, results of their own */
+    if (is_gb(value, spans[i].length)) {
+      if (load_gb(r, value, spans[i].length, &room) != 0) {
+        free(spans);
+        return -1;
+      }
+      continue;
+    }
+    if (r->count == room) {
+      struct result *grown = realloc(r->results, 2 * room * sizeof *grown);
+      if (!grown) {
+        free(spans);
+        return refuse(r, strerror(ENOMEM), "");
+      }
+      memset(grown + room, 0, room * sizeof *grown);
+      r->results = grown, room *= 2;
+    }
+    r->results[r->count].value = i + 1;
+    if (load_result(r, &r->results[r->count], value, spans[i].length) != 0) {
+      cpucycles_json_free(&r->results[r->count].doc);
       free(spans);
       return -1;
     }
+    r->count++;
+  }
+  if (r->count == 0) {
+    free(spans);
+    return refuse(r, "no result in it (Google Benchmark's JSON with no benchmark)", "");
   }
   free(spans);
   r->value = 0;
@@ -267,6 +366,8 @@ void saved_free(struct saved *r)
 {
   size_t i;
   for (i = 0; i < r->count; i++) cpucycles_json_free(&r->results[i].doc);
+  for (i = 0; i < r->ngb; i++) cpucycles_gbench_free(&r->gb[i]);
+  free(r->gb);
   free(r->results);
   free(r->by_name);
   free(r->groups);

@@ -4,6 +4,7 @@
  * (separate processes). */
 #ifndef CPUCYCLES_SAVED_H
 #define CPUCYCLES_SAVED_H
+#include "gbench.h"
 #include "json-read.h"
 #include <stddef.h>
 #include <stdio.h>
@@ -44,6 +45,7 @@ struct result {
   unsigned int flags;     /* the FLAG_* above it carries */
   double kept, disturbed; /* "count" and "disturbed"; -1 when missing */
   size_t value;           /* its place in its file, from 1 */
+  int gb;                 /* read from Google Benchmark's JSON (one benchmark of one run) */
 };
 
 /* The results of one name in a file: its executions, in file order. */
@@ -66,13 +68,20 @@ struct saved {
   struct group *groups;     /* each name's results (a run of by_name), in name order */
   size_t ngroups;
   struct group **in_order;  /* the groups in the order their names first appear */
+  struct cpucycles_gbench *gb; /* the Google Benchmark documents read (their text the names') */
+  size_t ngb;
   size_t value;  /* while loading: the value (from 1) being read, 0 when it is the only one */
   size_t line;   /* and the line it starts on */
 };
 
 /* Every result in r->path (label and path set, the rest zero), grouped by
  * name: 0, or -1 with a message on stderr naming the file and what is
- * wrong. */
+ * wrong.  A value of the file may also be Google Benchmark's JSON
+ * (--benchmark_out_format=json): one run of a GB program, each of its
+ * benchmarks one execution (its repetitions runs within it, their mean
+ * the figure and their spread its error), in seconds per iteration (GB's
+ * real time); GB says nothing of a counter, a host fingerprint or the
+ * host's speed, and none is made up (the host is its context's name). */
 int saved_load(struct saved *r);
 /* The whole of r->path into r->text and r->length (up to 16 MiB): 0, or
  * -1 with a message. */
