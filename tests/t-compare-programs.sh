@@ -17,7 +17,7 @@
 set -u
 . "$top_srcdir/tests/tap.sh"
 tool="$top_builddir/libtool --mode=execute ${CPUCYCLES_PROBE_RUNNER:-} $top_builddir/cpucycles-compare"
-total=12
+total=14
 echo "1..$total"
 skip_all() { i=0; while [ $i -lt $total ]; do skip "cpucycles-compare on GB programs" "$1"; i=$((i + 1)); done; exit 0; }
 [ -z "${CPUCYCLES_PROBE_RUNNER:-}" ] || skip_all "run through a probe runner (the tool starts programs)"
@@ -161,4 +161,37 @@ else
   skip "GB's JSON, one run a side" "the GB programs did not write their JSON"
   skip "GB's JSON, three runs a side" "the GB programs did not write their JSON"
   skip "GB's JSON against cpucycles' results" "the GB programs did not write their JSON"
+fi
+
+# The README's "Is my branch slower than main?" line, as written, is the
+# one examples/compare-pr.yml runs; in a fixture repository whose HEAD
+# makes BM_Work 3 times the work of its base's: exit 1, the Markdown table
+# with BM_Work first and slower, the checkout left as it was.
+line=$(sed -n 's/^    \(cpucycles-compare --git .*\)$/\1/p' "$top_srcdir/README.md")
+if [ -n "$line" ] && grep -qF -- "$line" "$top_srcdir/examples/compare-pr.yml"; then
+  ok "the README's line is the one examples/compare-pr.yml runs: $line"
+else
+  notok "the README's --git line ('$line') is not in examples/compare-pr.yml"
+fi
+if ! command -v git >/dev/null 2>&1; then
+  skip "the README's line on a fixture repository" "no git"
+else
+  repo=$dir/repo
+  mkdir "$repo" && cp "$top_srcdir/tests/gbench-fixture.cc" "$repo/bench.cc" &&
+  (cd "$repo" && git init -q -b main && git config user.name t && git config user.email t@t &&
+   printf '#define SLOWER 1\n' >slower.h && git add . && git commit -qm base &&
+   git checkout -qb branch && printf '#define SLOWER 3\n' >slower.h && git commit -qam slower) >"$dir/git.log" 2>&1
+  BUILD="${CXX:-c++} -O2 -include slower.h -o bench bench.cc -lbenchmark -lpthread" ARTIFACT=bench BASE=main
+  export BUILD ARTIFACT BASE
+  before=$(cd "$repo" && git status --porcelain && git rev-parse HEAD)
+  abs_tool="$(cd "$top_builddir" && pwd)/libtool --mode=execute $(cd "$top_builddir" && pwd)/cpucycles-compare"
+  (cd "$repo" && XDG_CACHE_HOME=$dir/cache eval "$(echo "$line" | sed "s|^cpucycles-compare |$bounded $abs_tool --executions 6 --seconds 0.02 |")") >"$out" 2>"$err"
+  status=$?
+  if [ $status -eq 1 ] && [ "$(grep '^| `' "$out" | head -n 1 | cut -d'|' -f2)" = ' `BM_Work` ' ] &&
+     grep -q '^| `BM_Work` | .* | \*\*slower\*\* |$' "$out" &&
+     [ "$(cd "$repo" && git status --porcelain && git rev-parse HEAD)" = "$before" ]; then
+    ok "the README's line on a fixture repository (HEAD 3 times the work): exit 1, BM_Work first and slower, the checkout untouched"
+  else
+    notok "the README's line on a fixture repository: exit $status, want 1 and BM_Work slower first"; sed 's/^/# /' "$dir/git.log"; show
+  fi
 fi
