@@ -185,11 +185,11 @@ if [ "$revision" = v1 ] && [ "$commit" = "$v1" ] && [ $in_cache = 1 ] && [ "$her
 else
   notok "the build's variables: $line (want v1|$v1|$XDG_CACHE_HOME/cpucycles/...|a clone at v1)"
 fi
-if head -n 1 "$out" | grep -q "^NEW $XDG_CACHE_HOME/cpucycles/.*/checkout/bench.so against OLD $XDG_CACHE_HOME/cpucycles/.*/checkout/bench.so: " &&
+if head -n 1 "$out" | grep -q "^NEW v2 ($(echo "$v2" | cut -c1-12)) against OLD v1 ($(echo "$v1" | cut -c1-12)): " &&
    ! grep -q 'build-noise\|building' "$out" && ! grep -q 'build-noise' "$err" &&
    grep -q "^cpucycles-compare: building OLD revision 'v1' ($(echo "$v1" | cut -c1-12)) " "$err" &&
    [ "$(cat "$XDG_CACHE_HOME"/cpucycles/git/*/build.log | grep -c '^build-noise-')" = 4 ]; then
-  ok "stdout holds only the report, the builds' artifacts in the cache; their output in their logs, the progress on stderr"
+  ok "stdout holds only the report, naming the revisions and their commits; the builds' output in their logs, the progress on stderr"
 else
   notok "stdout or stderr holds more than the report and the progress, or the logs miss the builds' output"; show
 fi
