@@ -52,7 +52,7 @@ static long long timed(const struct plan *p, const struct side *s, int *moved)
 /* A group of up to GROUP_MAX pairs between two switch checks, added to
  * acc unless disturbed; returns the fastest pair's ticks (for the next
  * group's size). */
-static long long group(struct plan *p, long long pairs, struct cpucycles_compare_acc *acc,
+static long long run_group(struct plan *p, long long pairs, struct cpucycles_compare_acc *acc,
                        struct cpucycles_compare_result *r)
 {
   long long a[GROUP_MAX], b[GROUP_MAX], ticks[2], before, after, i, fastest = -1;
@@ -90,14 +90,14 @@ static void pairs(struct plan *p, long long wanted, long long budget,
   long long done = 0, size = 1, fastest, n;
   unsigned long long cpu;
   long long start;
-  group(p, WARM_UP_PAIRS, 0, r);
+  run_group(p, WARM_UP_PAIRS, 0, r);
   r->b_first = 0, r->disturbed = 0, r->flags &= ~(CPUCYCLES_BENCH_SWITCHED | CPUCYCLES_BENCH_MIGRATED);
   start = p->c->start(&cpu);
   while (wanted ? done < wanted
                 : (done - r->disturbed < MIN_PAIRS && done < MIN_RUN_PAIRS) ||
                       (done < MAX_PAIRS && p->c->end(&cpu) - start < budget)) {
     n = wanted && wanted - done < size ? wanted - done : size;
-    fastest = group(p, n, acc, r);
+    fastest = run_group(p, n, acc, r);
     done += n;
     size = GROUP_MAX;
     if (p->switch_cost >= 0 && fastest > 0 &&

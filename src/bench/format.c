@@ -36,7 +36,7 @@ static void field(struct record *w, const char *name)
   w->fields++;
 }
 
-static void text(struct record *w, const char *name, const char *value)
+static void string_field(struct record *w, const char *name, const char *value)
 {
   field(w, name);
   if (w->format == CPUCYCLES_FORMAT_JSON) cpucycles_out_json_string(w->o, value);
@@ -80,12 +80,12 @@ static void flags(struct record *w, unsigned int value)
  * where it came from, the host, the version. */
 static void environment(struct record *w)
 {
-  text(w, "counter", cpucycles_implementation());
-  text(w, "unit", cpucycles_bench_core_unit_name());
+  string_field(w, "counter", cpucycles_implementation());
+  string_field(w, "unit", cpucycles_bench_core_unit_name());
   integer(w, "persecond", cpucycles_persecond());
-  text(w, "persecond_source", cpucycles_bench_core_persecond_source());
-  text(w, "host", cpucycles_bench_core_host());
-  text(w, "version", cpucycles_version());
+  string_field(w, "persecond_source", cpucycles_bench_core_persecond_source());
+  string_field(w, "host", cpucycles_bench_core_host());
+  string_field(w, "version", cpucycles_version());
 }
 
 /* JSON: "rows": [{ ... }] around the fields between these two (a
@@ -141,8 +141,8 @@ long cpucycles_bench_format_with_speed(char *buf, unsigned long size, int format
   cpucycles_out_start(&o, buf, size);
   w.o = &o, w.format = format, w.fields = 0, w.in_row = 0;
   integer(&w, "schema", CPUCYCLES_JSON_SCHEMA);
-  text(&w, "type", "bench");
-  text(&w, "name", name ? name : "");
+  string_field(&w, "type", "bench");
+  string_field(&w, "name", name ? name : "");
   number(&w, "median", r ? r->median : 0);
   number(&w, "interquartile_mean", r ? r->interquartile_mean : 0);
   number(&w, "interquartile_mean_error", r ? r->interquartile_mean_error : 0);
@@ -180,22 +180,22 @@ long cpucycles_compare_format(char *buf, unsigned long size, int format, const c
   cpucycles_out_start(&o, buf, size);
   w.o = &o, w.format = format, w.fields = 0, w.in_row = 0;
   integer(&w, "schema", CPUCYCLES_JSON_SCHEMA);
-  text(&w, "type", "comparison");
-  text(&w, "tool", "cpucycles_bench_compare");
-  text(&w, "old", name_a ? name_a : "A");
-  text(&w, "new", name_b ? name_b : "B");
-  text(&w, "measured", "cycles per call");
+  string_field(&w, "type", "comparison");
+  string_field(&w, "tool", "cpucycles_bench_compare");
+  string_field(&w, "old", name_a ? name_a : "A");
+  string_field(&w, "new", name_b ? name_b : "B");
+  string_field(&w, "measured", "cycles per call");
   number(&w, "tolerance", 0);
   number(&w, "confidence", 0.99);
   integer(&w, "looks", 1);
   integer(&w, "status", r && r->verdict == CPUCYCLES_COMPARE_B_SLOWER ? 1 : 0);
   open_row(&w);
-  text(&w, "name", name_b ? name_b : "B");
-  text(&w, "verdict", r ? cpucycles_compare_verdict_name(r->verdict) : "");
+  string_field(&w, "name", name_b ? name_b : "B");
+  string_field(&w, "verdict", r ? cpucycles_compare_verdict_name(r->verdict) : "");
   number(&w, "ratio", r ? r->ratio : 0);
   number(&w, "ratio_low", r ? r->ratio_low : 0);
   number(&w, "ratio_high", r ? r->ratio_high : 0);
-  text(&w, "verdict_covers", r && (r->flags & CPUCYCLES_BENCH_PLACEMENT_NOT_COVERED) ? NOT_COVERED : "");
+  string_field(&w, "verdict_covers", r && (r->flags & CPUCYCLES_BENCH_PLACEMENT_NOT_COVERED) ? NOT_COVERED : "");
   number(&w, "old", r ? r->a : 0);
   number(&w, "new", r ? r->b : 0);
   number(&w, "difference", r ? r->difference : 0);

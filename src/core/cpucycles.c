@@ -52,8 +52,8 @@ struct once {
 static struct once decision_once = {UNDECIDED, 0, 0};
 static struct once persecond_once = {UNDECIDED, 0, 0};
 static struct cpucycles_decision decision;
-/* 1 while cpucycles_tracesetup()'s lines wait for the decision. */
-static int trace_armed;
+/* cpucycles_tracesetup()'s printer while its lines wait for the decision. */
+static void (*trace_armed)(void);
 static long long (*dispatch_read)(void);
 static unsigned long long dispatch_scale_q32;
 
@@ -219,8 +219,9 @@ CPUCYCLES_COLD static int run_once_slow(struct once *once, void (*decide)(void),
    * to a full pipe may block: a SIGINT must still end it); cancellation
    * is still disabled. */
   if (decided_here) {
+    void (*print)(void);
     __atomic_thread_fence(__ATOMIC_SEQ_CST); /* cpucycles_trace_arm()'s */
-    if (__atomic_exchange_n(&trace_armed, 0, __ATOMIC_ACQ_REL)) cpucycles_trace_print();
+    if ((print = __atomic_exchange_n(&trace_armed, (void (*)(void))0, __ATOMIC_ACQ_REL)) != 0) print();
   }
   wait_for_decision(once);
   pthread_setcancelstate(cancel_state, 0);
@@ -260,12 +261,12 @@ CPUCYCLES_COLD static void decide_now(void)
  * decision's thread stores DECIDED before it takes them, so with a full
  * fence on each side one of the two sees the other's store, and the
  * exchange gives them to exactly one. */
-CPUCYCLES_COLD int cpucycles_trace_arm(void)
+CPUCYCLES_COLD int cpucycles_trace_arm(void (*print)(void))
 {
-  __atomic_store_n(&trace_armed, 1, __ATOMIC_RELAXED);
+  __atomic_store_n(&trace_armed, print, __ATOMIC_RELAXED);
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   if (__atomic_load_n(&decision_once.state, __ATOMIC_ACQUIRE) != DECIDED) return 1;
-  return !__atomic_exchange_n(&trace_armed, 0, __ATOMIC_ACQ_REL);
+  return !__atomic_exchange_n(&trace_armed, (void (*)(void))0, __ATOMIC_ACQ_REL);
 }
 
 /* 1 once the counter is chosen; 0 in a handler on top of the choosing. */
@@ -391,7 +392,10 @@ CPUCYCLES_COLD static void map_first_call_state(void)
   __atomic_fetch_or(&cpucycles_abi_inline_id, 0u, __ATOMIC_RELAXED);
   __atomic_fetch_or(&decision_once.state, 0, __ATOMIC_RELAXED);
   __atomic_fetch_or(&persecond_once.state, 0, __ATOMIC_RELAXED);
-  __atomic_fetch_or(&trace_armed, 0, __ATOMIC_RELAXED);
+  {
+    void (*none)(void) = 0; /* (a pointer: no fetch_or; a no-op where not 0) */
+    __atomic_compare_exchange_n(&trace_armed, &none, none, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  }
   __atomic_fetch_or(&decision.build_verified, 0, __ATOMIC_RELAXED); /* its front, */
   __atomic_fetch_or(&decision.reselected, 0, __ATOMIC_RELAXED);     /* which it fills */
   cpucycles_guard_map_state();

@@ -19,13 +19,13 @@ void cpucycles_build_plan(struct cpucycles_plan *plan);
  * cpucycles_unit() says it (CPUCYCLES_UNIT_*). */
 int cpucycles_unit_of_kind(int kind);
 
-/* cpucycles_tracesetup() (upstream.c) before the decision arms it, and the
- * thread that makes the decision prints the lines once it is published:
- * cpucycles_trace_arm() is 1 when it armed them (or the decision's thread
- * has them), 0 when the caller prints them now; cpucycles_trace_print()
- * prints them. */
-int cpucycles_trace_arm(void);
-void cpucycles_trace_print(void);
+/* cpucycles_tracesetup() (upstream.c) before the decision arms its
+ * printer, and the thread that makes the decision calls it once the
+ * decision is published: cpucycles_trace_arm() is 1 when it armed it (or
+ * the decision's thread has it), 0 when the caller prints now.  (The
+ * printer is given, not named: the first call's code depends on nothing
+ * above it.) */
+int cpucycles_trace_arm(void (*print)(void));
 
 CPUCYCLES_HIDDEN_END
 #endif

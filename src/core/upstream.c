@@ -57,7 +57,7 @@ CPUCYCLES_COLD static void trace_write_line(char *text, size_t size)
  * output, as libcpucycles prints them (so that its cpucycles-info's
  * output keeps its shape), but written at once, each line whole: what the
  * program printed through stdio and has not flushed comes after them. */
-CPUCYCLES_COLD void cpucycles_trace_print(void)
+CPUCYCLES_COLD static void trace_print(void)
 {
   struct cpucycles_result results[CPUCYCLES_MAX_COUNTERS];
   const struct cpucycles_decision *d = cpucycles_decision();
@@ -97,5 +97,5 @@ CPUCYCLES_COLD void cpucycles_trace_print(void)
  * prints them at once.  Arming is a store: no cancellation point. */
 CPUCYCLES_COLD void cpucycles_tracesetup(void)
 {
-  if (!cpucycles_trace_arm()) cpucycles_trace_print();
+  if (!cpucycles_trace_arm(trace_print)) trace_print();
 }

@@ -87,7 +87,7 @@ static int figure(const struct saved *r, const struct result *x, const char *key
 }
 
 /* A string of one result, "" when it has none. */
-static struct text field(const struct result *x, const char *key)
+static struct text text_member(const struct result *x, const char *key)
 {
   struct text t;
   if (!(t.s = cpucycles_json_string(&x->doc, key, &t.n))) t.s = "", t.n = 0;
@@ -249,7 +249,7 @@ static int load_result(const struct saved *r, struct result *x, const char *text
   struct text type;
   if (cpucycles_json_parse(&x->doc, text, length, why, sizeof why) != 0)
     return refuse(r, "not JSON: ", why);
-  type = field(x, "type");
+  type = text_member(x, "type");
   if (type.n == 10 && !strcmp(type.s, "comparison"))
     return refuse(r, "a comparison (cpucycles-compare --json, cpucycles-info --compare --json), not "
                      "results: give it alone, --compare FILE, to judge it again", "");
@@ -270,8 +270,8 @@ static int load_result(const struct saved *r, struct result *x, const char *text
     if (!(x->reference > 0)) return refuse(r, "reference: not positive", "");
   } else
     x->reference = -1;
-  x->name = field(x, "name"), x->counter = field(x, "counter"), x->host = field(x, "host");
-  x->unit = field(x, "unit"), x->version = field(x, "version");
+  x->name = text_member(x, "name"), x->counter = text_member(x, "counter"), x->host = text_member(x, "host");
+  x->unit = text_member(x, "unit"), x->version = text_member(x, "version");
   return 0;
 }
 

@@ -140,6 +140,10 @@ static inline double now(void)
 /* argv: INTERNAL fd index stack copy seconds old new symbol...; the exit
  * status */
 int execution(int argc, char **argv);
+/* ---- channel.c: an execution's lines to the parent ---- */
+
+/* The pipe they go to. */
+void say_to(int fd);
 /* A line of the execution's report to the parent (cleaned). */
 void say(const char *format, ...) __attribute__((format(printf, 1, 2)));
 

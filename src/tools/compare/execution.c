@@ -34,34 +34,6 @@
 
 #define EAGAIN_TRIES 3
 
-static int report_fd = -1;
-
-/* A line to the parent; the pipe is its only channel (a benchmark's own
- * output goes to stderr, never to the parent's stdout).  What it holds is
- * cleaned (dlerror()'s text holds a path): one line is one line. */
-void say(const char *format, ...)
-{
-  char line[LINE_MAX_];
-  va_list ap;
-  size_t done = 0, n;
-  ssize_t w;
-  int len;
-  va_start(ap, format);
-  len = vsnprintf(line, sizeof line - 1, format, ap);
-  va_end(ap);
-  if (len < 0) return;
-  n = (size_t)len < sizeof line - 2 ? (size_t)len : sizeof line - 2;
-  for (done = 0; done < n; done++) line[done] = clean_char(line[done]);
-  done = 0;
-  line[n++] = '\n';
-  while (done < n) {
-    w = write(report_fd, line + done, n - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) _exit(2);
-    done += (size_t)w;
-  }
-}
-
 static volatile char *stack_taken; /* keeps the stack padding in place */
 
 /* Entry points at a random place: each function is called through a
@@ -270,12 +242,13 @@ int execution(int argc, char **argv)
   void (*fns[2 * MAX_SYMBOLS])(void *), (*entries[2 * MAX_SYMBOLS])(void *);
   const char *paths[2], *copies[2], *end;
   struct timespec t;
-  int i, k, first, nsymbols = argc - FIRST_SYMBOL;
+  int i, k, first, nsymbols = argc - FIRST_SYMBOL, report_fd;
   long stack;
   double seconds;
   unsigned long long seed;
   if (argc <= FIRST_SYMBOL || nsymbols > MAX_SYMBOLS) return 2;
   report_fd = atoi(argv[2]);
+  say_to(report_fd);
   first = atoi(argv[3]) % 2; /* which build is loaded first */
   stack = atol(argv[4]);
   seconds = cpucycles_parse_decimal(argv[5], &end);
