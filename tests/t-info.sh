@@ -142,7 +142,7 @@ implementation=$(sed -n 's/^cpucycles implementation \([^ ]*\)$/\1/p' "$out")
 # ---- three figures in cycles, each labelled: the tables' score (step plus
 # penalty), a read's cost (the deltas' median), the step (the smallest
 # nonzero delta, of the same reads: at most their median) ----
-median=$(sed -n "s/^cpucycles deltas: .* median \([0-9-]*\) of 1000: a read's cost\$/\1/p" "$out")
+median=$(sed -n "s/^cpucycles deltas: .* median \([0-9-]*\) of 1000: a read's cost (the iqm line below: their interquartile mean, then each one's offset from it)$/\1/p" "$out")
 step=$(sed -n "s/^cpucycles step: \([0-9]*\): the smallest nonzero delta, the counter's resolution\$/\1/p" "$out")
 if grep -Eq "^cpucycles build counters \(.*score = step \+ the kind's penalty(, seeds/000's numbers \(libcpucycles' to 20260105\)| \+ [0-9]+ for each working counter listed before it, libcpucycles 20260901's numbers); the smallest chosen\):\$" "$out" &&
    ! grep -q '^  .* yes  precision ' "$out" && grep -Eq '^  [^ ]+ +yes  score [0-9]+, ' "$out" &&

@@ -422,7 +422,8 @@ static int report_text(const struct cpucycles_decision *d)
   measure_deltas(&m);
   printf("cpucycles deltas:");
   for (i = 0; i < DELTAS_SHOWN; i++) printf(" %lld", m.d[i]);
-  printf(" ... median %lld of %d: a read's cost\n", m.median, DELTAS);
+  printf(" ... median %lld of %d: a read's cost (the iqm line below: their interquartile mean, then "
+         "each one's offset from it)\n", m.median, DELTAS);
   /* libcpucycles' form: "cpucycles iqm N" and each delta's offset from N,
    * signed and unspaced (here the first OFFSETS_SHOWN of them) */
   printf("cpucycles iqm %lld ", m.iqm);
