@@ -2,24 +2,27 @@
 # SPDX-License-Identifier: MIT
 # gate-rates.sh - how often the saved-baseline gate (examples/save-json.c,
 # then cpucycles-info --compare, as examples/gate.sh runs it) gets a
-# change right, run by `make bench` (measured, never asserted).  Builds of
-# save-json that sum 4096 bytes a call, or 5% or 10% more; each pair saves
-# a fresh baseline with the old build, then the new build's file (each
-# save-json's default 10 executions, a process each), and compares them:
-#   identical, beside a busy loop, tolerance 5%   goal: fails (exit 1) <= 1 in 20
-#   +10%,      beside a busy loop, tolerance 5%   goal: passes (exit 0) <= 1 in 20
-#                                                 (failing, or cannot judge: not passing)
-#   +5%,       quiet, tolerance 2%                goal: fails (exit 1) >= 19 in 20
-#                                                 (at 5% a true +5% cannot be caught)
-#   identical, quiet, tolerance 2%                goal: fails (exit 1) <= 1 in 20
+# change right, and how long each verdict takes, run by `make bench`
+# (measured, never asserted).  Builds of save-json that sum 4096 bytes a
+# call, or 5% or 10% more; each pair saves a fresh baseline with the old
+# build, then the new build's file (save-json's default: as many
+# executions, a process each, as its own interval needs to be within
+# +-0.5%, 5 to 30), and compares them.  The goals (issue 42), on this
+# two-speed VM:
+#   identical, quiet, tolerance 2%        passes >= 19 in 20, cannot judge <= 1, fails 0
+#   +5%,       quiet, tolerance 2%        fails (exit 1) >= 19 in 20
+#   identical, beside a busy loop, 5%     fails (exit 1) <= 1 in 20
+#   +10%,      beside a busy loop, 5%     passes (exit 0) <= 1 in 20
+#                                         (failing, or cannot judge: not passing)
 # "identical" is the same source built again (another binary, as a rebuild
 # is).  The busy loop is one shell loop this script starts and always
 # kills (as a shared CI runner has a neighbour); "quiet" means only what
 # else the machine runs.  Each row counts the gate's statuses: 0 passed,
-# 1 failed, 4 cannot judge, and anything else (an error); and the share of
+# 1 failed, 4 cannot judge, and anything else (an error); the share of
 # the executions saved that the harness flagged drift or spread (how
 # disturbed the machine was: the gate leaves those out, and cannot judge
-# where more than half of a file's are).
+# where more than half of a file's are); the executions a file took on
+# average; and the seconds a verdict took (both saves and the gate).
 # Usage: gate-rates.sh "CPUCYCLES-INFO COMMAND" SRCDIR BUILDDIR (BUILDDIR
 # absolute, with the libraries in BUILDDIR/.libs); GATE_RATES_PAIRS pairs
 # a row (default 20), GATE_RATES_BUSY=0 for no busy loop, CC the
@@ -51,11 +54,13 @@ build plus5 4301
 build plus10 4506
 
 # row LABEL NEW TOLERANCE GOAL: $pairs pairs of a fresh baseline (old)
-# and NEW, and the gate's statuses; GOAL is "fails<=1", "passes<=1" or
-# "fails>=19" (scaled to $pairs)
+# and NEW, and the gate's statuses; GOAL is "fails<=1", "passes<=1",
+# "fails>=19" or "passes>=19" (which also asks cannot judge <= 1 and no
+# failure), scaled to $pairs
 row() {
   label=$1 new=$2 tolerance=$3 goal=$4
   passed=0 failed=0 cannot=0 errors=0 i=0 flagged=0 executions=0
+  started=$(date +%s.%N)
   while [ $i -lt "$pairs" ]; do
     if "$dir/old" "$dir/base.json" >/dev/null 2>&1 && "$dir/$new" "$dir/new.json" >/dev/null 2>&1; then
       $info --compare "$dir/base.json" "$dir/new.json" --tolerance "$tolerance" >"$dir/out" 2>&1
@@ -74,23 +79,26 @@ row() {
     esac
     i=$((i + 1))
   done
+  seconds=$(awk -v a="$started" -v b="$(date +%s.%N)" -v n="$pairs" 'BEGIN { printf "%.1f", (b - a) / n }')
+  few=$(( (pairs + 19) / 20 ))
   case $goal in
-    fails\<=*) k=$failed limit=$(( (pairs + 19) / 20 )); cmp=le; what="fails <= $limit" ;;
-    passes\<=*) k=$passed limit=$(( (pairs + 19) / 20 )); cmp=le; what="passes <= $limit" ;;
-    *) k=$failed limit=$(( pairs - (pairs + 19) / 20 )); cmp=ge; what="fails >= $limit" ;;
+    fails\<=*) ok=$(( failed <= few )); what="fails <= $few" ;;
+    passes\<=*) ok=$(( passed <= few )); what="passes <= $few" ;;
+    fails\>=*) ok=$(( failed >= pairs - few )); what="fails >= $((pairs - few))" ;;
+    *) ok=$(( passed >= pairs - few && cannot <= few && failed == 0 ))
+       what="passes >= $((pairs - few)), can't judge <= $few, fails 0" ;;
   esac
-  if { [ "$cmp" = le ] && [ "$k" -le "$limit" ]; } || { [ "$cmp" = ge ] && [ "$k" -ge "$limit" ]; }; then
-    met=met
-  else
-    met="NOT met"
-  fi
-  printf '%-28s %5s%% %7d %7d %9d %6d %7s  %s: %s\n' "$label" "$tolerance" $passed $failed $cannot $errors \
-    "$(awk -v f=$flagged -v n=$executions 'BEGIN { printf "%d%%", n ? 100 * f / n : 0 }')" "$what" "$met"
+  if [ "$ok" = 1 ]; then met=met; else met="NOT met"; fi
+  printf '%-22s %4s%% %6d %6d %6d %6d %7s %5s %6s  %s: %s\n' "$label" "$tolerance" $passed $failed $cannot $errors \
+    "$(awk -v f=$flagged -v n=$executions 'BEGIN { printf "%d%%", n ? 100 * f / n : 0 }')" \
+    "$(awk -v e=$executions -v n=$pairs 'BEGIN { printf "%.1f", e / n / 2 }')" "${seconds}s" "$what" "$met"
 }
 
-echo "the saved-baseline gate (save-json: 10 executions a file; cpucycles-info --compare),"
+echo "the saved-baseline gate (save-json until +-0.5%, then cpucycles-info --compare),"
 echo "$pairs pairs a row, each a fresh baseline; $(uptime | sed 's/^ *//')"
-printf '%-28s %6s %7s %7s %9s %6s %7s  %s\n' case tol passed failed "can't judge" errors flagged goal
+printf '%-22s %5s %6s %6s %6s %6s %7s %5s %6s  %s\n' case tol passed failed "can't" errors flagged execs "time" goal
+row "identical, quiet" again 2 "passes>=19"
+row "+5%, quiet" plus5 2 "fails>=19"
 if [ "$busy_wanted" != 0 ]; then
   sh -c 'while :; do :; done' &
   busy=$!
@@ -100,6 +108,5 @@ if [ "$busy_wanted" != 0 ]; then
 else
   echo "(no busy loop: GATE_RATES_BUSY=0)"
 fi
-row "+5%, quiet" plus5 2 "fails>=19"
-row "identical, quiet" again 2 "fails<=1"
+echo "(can't: cannot judge; execs: executions a file, on average; time: a verdict's, both saves and the gate)"
 echo "$(uptime | sed 's/^ *//')"
