@@ -11,6 +11,7 @@
 #include "json-read.h"
 #include "stats.h"
 #include "tap.h"
+#include "verdict.h"
 #include <errno.h>
 #include <limits.h>
 #include <locale.h>
@@ -405,7 +406,7 @@ static void formats(void)
   cpucycles_compare_format(buf, sizeof buf, CPUCYCLES_FORMAT_CSV, "a, with comma", "b \"q\"", &c);
   tap_ok(!strncmp(header, "schema,type,tool,old,new,", 25) && csv_fields(header) == csv_fields(buf) &&
              strstr(buf, ",\"a, with comma\",\"b \"\"q\"\"\",cycles per call,") &&
-             strstr(buf, ",\"b \"\"q\"\"\",slower,1.0125,") && buf[strlen(buf) - 1] == '\n',
+             strstr(buf, ",\"b \"\"q\"\"\",slower,true,,slower,1.0125,") && buf[strlen(buf) - 1] == '\n',
          "a comparison as a CSV row: %d fields as its header, quoted where needed", csv_fields(buf));
 
   memset(&b, 0, sizeof b);
@@ -491,7 +492,7 @@ static void unmeasurable_a(void)
   }
   if (parsed) cpucycles_json_free(&doc);
   cpucycles_compare_format(buf, sizeof buf, CPUCYCLES_FORMAT_CSV, "a", "b", &r);
-  tap_ok(strstr(buf, ",b,slower,,,,") != 0, "and an empty field in CSV: %.80s", buf);
+  tap_ok(strstr(buf, ",b,slower,true,,slower,,,,") != 0, "and an empty field in CSV: %.80s", buf);
 
   memset(&b, 0, sizeof b);
   b.median = NAN, b.mean = INFINITY, b.min = -INFINITY;
@@ -548,7 +549,7 @@ static void placement_scope(void)
     if (rows) words = cpucycles_json_string(&row, "verdict_covers", &length);
     tap_ok(rows && words && strstr(words, "one process's placement") &&
                strstr(words, "cpucycles-compare covers placement across processes") &&
-               strstr(json, "\"verdict\": \"slower\", \"ratio\": ") && strstr(json, ", \"verdict_covers\": ") &&
+               strstr(json, "\"verdict\": \"slower\", \"beyond_tolerance\": true, \"reasons\": [], \"says\": \"slower\", \"ratio\": ") && strstr(json, ", \"verdict_covers\": ") &&
                strstr(json, "\"placement-not-covered\""),
            "its JSON says so beside the verdict, in words and in flags (%s)", words ? words : why);
     if (rows) cpucycles_json_free(&row);
@@ -625,10 +626,73 @@ static void square_root(void)
          "and below", worst);
 }
 
+/* The one rule (verdict.h), on intervals given: each verdict's edge, the
+ * tolerance's, the reasons, the exit statuses and their combination, t. */
+static void verdict_rule(void)
+{
+  struct cpucycles_judgement j;
+  int ok = 1, edges = 0;
+  double x[] = {0.01, 0.02, 0.03, 0.01, 0.02}, p;
+  struct cpucycles_estimate e;
+#define JUDGE(low, high, tol, reasons, faster, want_verdict, want_status)                  \
+  do {                                                                                      \
+    cpucycles_judge(low, high, tol, reasons, faster, &j);                                   \
+    edges++;                                                                                \
+    if (j.verdict != (want_verdict) || j.status != (want_status)) {                         \
+      ok = 0;                                                                               \
+      tap_diag("[%g, %g] tolerance %g reasons %#x: verdict %d status %d, want %d %d", low, \
+               high, tol, (unsigned)(reasons), j.verdict, j.status, want_verdict, want_status); \
+    }                                                                                       \
+  } while (0)
+  /* tolerance 0: by 1 alone */
+  JUDGE(1.001, 1.01, 0, 0, 0, CPUCYCLES_VERDICT_SLOWER, CPUCYCLES_EXIT_SLOWER);
+  JUDGE(0.99, 0.999, 0, 0, 0, CPUCYCLES_VERDICT_FASTER, CPUCYCLES_EXIT_NOT_SLOWER);
+  JUDGE(0.99, 0.999, 0, 0, 1, CPUCYCLES_VERDICT_FASTER, CPUCYCLES_EXIT_FASTER);
+  JUDGE(0.999, 1.001, 0, 0, 1, CPUCYCLES_VERDICT_INDISTINGUISHABLE, CPUCYCLES_EXIT_NOT_SLOWER);
+  /* tolerance 5%: a pass needs the whole interval below 1.05, a failure above */
+  JUDGE(1.01, 1.04, 0.05, 0, 0, CPUCYCLES_VERDICT_SLOWER, CPUCYCLES_EXIT_NOT_SLOWER);
+  JUDGE(1.051, 1.08, 0.05, 0, 0, CPUCYCLES_VERDICT_SLOWER, CPUCYCLES_EXIT_SLOWER);
+  JUDGE(1.03, 1.07, 0.05, 0, 0, CPUCYCLES_VERDICT_CANNOT_JUDGE, CPUCYCLES_EXIT_CANNOT_JUDGE);
+  if (!j.undecided || !(j.reasons & CPUCYCLES_REASON_ACROSS)) ok = 0, tap_diag("across: not undecided");
+  JUDGE(0.90, 0.94, 0.05, 0, 1, CPUCYCLES_VERDICT_FASTER, CPUCYCLES_EXIT_FASTER);
+  JUDGE(0.96, 0.99, 0.05, 0, 1, CPUCYCLES_VERDICT_FASTER, CPUCYCLES_EXIT_NOT_SLOWER);
+  /* a reason forbids a verdict however clear the interval */
+  JUDGE(1.5, 1.6, 0, CPUCYCLES_REASON_SPEED, 0, CPUCYCLES_VERDICT_CANNOT_JUDGE, CPUCYCLES_EXIT_CANNOT_JUDGE);
+  JUDGE(NAN, NAN, 0, 0, 0, CPUCYCLES_VERDICT_CANNOT_JUDGE, CPUCYCLES_EXIT_CANNOT_JUDGE);
+  if (!(j.reasons & CPUCYCLES_REASON_NO_FIGURE)) ok = 0, tap_diag("NaN: not NO_FIGURE");
+#undef JUDGE
+  tap_ok(ok, "the verdict rule on %d intervals: by 1 at tolerance 0, by 1 + tolerance above, "
+             "across it undecided (4), a reason or no figure cannot judge, 3 only with --exit-faster",
+         edges);
+  tap_ok(cpucycles_exit_combine(0, 1) == 1 && cpucycles_exit_combine(4, 1) == 1 &&
+             cpucycles_exit_combine(1, 4) == 1 && cpucycles_exit_combine(3, 4) == 4 &&
+             cpucycles_exit_combine(0, 3) == 3 && cpucycles_exit_combine(1, 2) == 2 &&
+             cpucycles_exit_combine(2, 0) == 2 && cpucycles_exit_combine(0, 0) == 0,
+         "a suite's status: an error over all, then slower, cannot judge, faster, 0");
+  /* Student's t: the table's ends, 99.5%, the expansion past 30, the normal */
+  tap_ok(cpucycles_verdict_t(1, 1) == 63.657 && cpucycles_verdict_t(30, 1) == 2.750 &&
+             cpucycles_verdict_t(10, 2) == 3.581 && cpucycles_verdict_t(4.9, 1) == 4.604 &&
+             absolute(cpucycles_verdict_t(1000, 1) - 2.5808) < 0.001 &&
+             absolute(cpucycles_verdict_t(120, 2) - 2.8599) < 0.001 &&
+             cpucycles_verdict_t(0, 1) == 2.575829 && cpucycles_verdict_t(0, 2) == 2.807034,
+         "Student's t: 63.657 at 1 degree, 2.750 at 30, 3.581 at 10 and 99.5%%, 4.604 at 4.9, "
+         "%.4f at 1000 (2.5808), %.4f at 120 and 99.5%% (2.8599), the normal point at 0",
+         cpucycles_verdict_t(1000, 1), cpucycles_verdict_t(120, 2));
+  /* five paired samples, one trimmed each side: sorted 0.01 [0.01 0.02 0.02] 0.03
+   * 0.03 -> mean 0.05/3; winsorized 0.01 0.01 0.02 0.02 0.02, its squared
+   * deviations from 0.016 sum to 1.2e-4, over h (h - 1) = 6: 2e-5 */
+  p = cpucycles_estimate_paired(x, 5, &e);
+  tap_ok(p == 0 && absolute(e.log_ratio - 0.05 / 3) < 1e-12 && e.df == 2 && e.n == 5 &&
+             absolute(e.se2 - 2e-5) < 1e-15,
+         "a paired estimate of 5 samples: the 20%% trimmed mean %g (0.05/3), df %g (2), se2 %g "
+         "(2e-5, from the winsorized variance)", e.log_ratio, e.df, e.se2);
+}
+
 int main(void)
 {
-  tap_plan(45);
+  tap_plan(49);
   square_root();
+  verdict_rule();
   statistics();
   unmeasurable_a();
   fake_runs();

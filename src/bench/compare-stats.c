@@ -70,7 +70,7 @@ int cpucycles_compare_finish(const struct cpucycles_compare_acc *acc, long long 
   struct cpucycles_judgement j;
   if (acc->blocks < 2 || calls < 1) return -1;
   error = cpucycles_sqrt(acc->m2_d / (double)(acc->blocks - 1) / (double)acc->blocks);
-  half = cpucycles_t99(acc->blocks - 1) * error;
+  half = cpucycles_verdict_t((double)(acc->blocks - 1), 1) * error;
   r->pairs = acc->blocks * COMPARE_BLOCK;
   r->blocks = acc->blocks;
   r->a = a / k;

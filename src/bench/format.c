@@ -4,6 +4,7 @@
 #include "cpucycles-bench.h"
 #include "core.h"
 #include "format.h"
+#include "verdict.h"
 #include <math.h> /* isfinite, NAN: macros, no libm */
 #include <string.h>
 
@@ -188,10 +189,18 @@ long cpucycles_compare_format(char *buf, unsigned long size, int format, const c
   number(&w, "tolerance", 0);
   number(&w, "confidence", 0.99);
   integer(&w, "looks", 1);
-  integer(&w, "status", r && r->verdict == CPUCYCLES_COMPARE_B_SLOWER ? 1 : 0);
   open_row(&w);
   string_field(&w, "name", name_b ? name_b : "B");
   string_field(&w, "verdict", r ? cpucycles_compare_verdict_name(r->verdict) : "");
+  /* the members every comparison's row has (cpucycles_bench(3), JSON): at
+   * tolerance 0 slower is beyond it, and a result has no reason against
+   * a verdict (a disturbed comparison is no result) */
+  field(&w, "beyond_tolerance");
+  if (w.format != CPUCYCLES_FORMAT_CSV_HEADER)
+    cpucycles_out_str(&o, r && r->verdict == CPUCYCLES_COMPARE_B_SLOWER ? "true" : "false");
+  field(&w, "reasons");
+  if (w.format == CPUCYCLES_FORMAT_JSON) cpucycles_out_str(&o, "[]");
+  string_field(&w, "says", r ? cpucycles_compare_verdict_name(r->verdict) : "");
   number(&w, "ratio", r ? r->ratio : 0);
   number(&w, "ratio_low", r ? r->ratio_low : 0);
   number(&w, "ratio_high", r ? r->ratio_high : 0);
@@ -209,6 +218,7 @@ long cpucycles_compare_format(char *buf, unsigned long size, int format, const c
   integer(&w, "b_first", r ? r->b_first : 0);
   flags(&w, r ? r->flags : 0);
   close_row(&w);
+  integer(&w, "status", r && r->verdict == CPUCYCLES_COMPARE_B_SLOWER ? CPUCYCLES_EXIT_SLOWER : CPUCYCLES_EXIT_NOT_SLOWER);
   environment(&w);
   return finish(&w);
 }

@@ -195,9 +195,10 @@ int cpucycles_estimate_unpaired(double *old_logs, long long n_old, double old_on
 /* ---- the interval ---- */
 
 /* Student's t, two-sided, at 1 - 0.01/looks: the table to 30 degrees,
- * then the Cornish-Fisher expansion (within 0.001 from there on); 0
- * degrees: the normal point. */
-static double t_point(double df, int looks)
+ * then the Cornish-Fisher expansion from the normal point (within 0.001
+ * from there on); 0 degrees: the normal point.  The one table of every
+ * interval cpucycles gives. */
+double cpucycles_verdict_t(double df, int looks)
 {
   static const double table[2][30] = {
       {63.657, 9.925, 5.841, 4.604, 4.032, 3.707, 3.499, 3.355, 3.250, 3.169,
@@ -206,7 +207,7 @@ static double t_point(double df, int looks)
       {127.321, 14.089, 7.453, 5.598, 4.773, 4.317, 4.029, 3.833, 3.690, 3.581,
        3.497,   3.428,  3.372, 3.326, 3.286, 3.252, 3.222, 3.197, 3.174, 3.153,
        3.135,   3.119,  3.104, 3.091, 3.078, 3.067, 3.057, 3.047, 3.038, 3.030}};
-  static const double normal[2] = {CPUCYCLES_Z99, 2.807034};
+  static const double normal[2] = {2.575829, 2.807034}; /* 99%, 99.5% */
   int k = looks >= 2 ? 1 : 0;
   double z = normal[k], z3 = z * z * z, z5 = z3 * z * z;
   long long whole = (long long)df;
@@ -223,7 +224,7 @@ double cpucycles_verdict_confidence(int looks)
 
 int cpucycles_interval(const struct cpucycles_estimate *e, int looks, double *ratio, double *low, double *high)
 {
-  double half = t_point(e->df, looks) * cpucycles_sqrt(e->se2);
+  double half = cpucycles_verdict_t(e->df, looks) * cpucycles_sqrt(e->se2);
   *ratio = cpucycles_exp(e->log_ratio);
   *low = cpucycles_exp(e->log_ratio - half);
   *high = cpucycles_exp(e->log_ratio + half);
@@ -236,7 +237,7 @@ int cpucycles_interval(const struct cpucycles_estimate *e, int looks, double *ra
 
 void cpucycles_interval_difference(const struct cpucycles_estimate *e, int looks, double *low, double *high)
 {
-  double half = t_point(e->df, looks) * cpucycles_sqrt(e->se2);
+  double half = cpucycles_verdict_t(e->df, looks) * cpucycles_sqrt(e->se2);
   *low = e->log_ratio - half, *high = e->log_ratio + half;
 }
 

@@ -104,6 +104,9 @@ int cpucycles_estimate_side(double *logs, long long n, double *mean, double *se2
 
 /* Two-sided confidence at each look: 1 - 0.01 / looks (looks 1 or 2). */
 double cpucycles_verdict_confidence(int looks);
+/* Student's t at that confidence, df degrees of freedom (0: the normal
+ * point; a fraction rounded down). */
+double cpucycles_verdict_t(double df, int looks);
 /* NEW/OLD and its interval at that confidence.  0, or -1 when they are
  * not finite. */
 int cpucycles_interval(const struct cpucycles_estimate *e, int looks, double *ratio, double *low,

@@ -2,14 +2,18 @@
 /* cpucycles-compare - is a new build of a function slower than the old one?
  *
  *   cpucycles-compare [options] OLD.so NEW.so
+ *   cpucycles-compare [options] OLD-PROGRAM NEW-PROGRAM
  *   cpucycles-compare --git --build CMD --artifact PATH [options] OLD NEW
  *
  * Loads both shared objects, each in a link-map namespace of its own
  * (dlmopen: two versions of one soname coexist, and neither binds to the
  * other's symbols), and compares their `benchmark` functions (or those
- * --symbol names) with cpucycles_bench_compare(): NEW/OLD, a 99% interval
- * and a verdict.  Exit 1 when NEW is slower (beyond --tolerance), 0
- * otherwise, 2 on any error.
+ * --symbol names) with cpucycles_bench_compare(): NEW/OLD, an interval
+ * and a verdict; or runs two Google Benchmark programs, a row per
+ * benchmark (compare/programs.c).  The verdict and the exit status are
+ * every comparison's (src/bench/verdict.h): 0 not slower beyond
+ * --tolerance, 1 slower, 2 an error, 3 faster (--exit-faster), 4 cannot
+ * judge.
  *
  * Why not one cpucycles_bench_compare() in this process: its interval is
  * this process's, and where the code happens to be placed (the addresses
@@ -46,6 +50,10 @@
  *                build's, so that a copy finds what the build finds
  *   combine.c    the executions combined: the random-effects statistics
  *   report.c     the text and JSON output, and the messages
+ *   channel.c    the executions' report channel (a line a write)
+ *   programs.c   two Google Benchmark programs: pairs of fresh runs
+ *                (gbench-run.c runs one), the host's speed beside each,
+ *                a row per benchmark
  *   git.c        --git: two revisions of a git repository, each cloned
  *                into the cache and built there, their artifacts the
  *                files compared
