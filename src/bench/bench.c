@@ -80,13 +80,45 @@ static void (*volatile null_function)(void *) = empty_function;
  * say how fast the host ran while fn was measured: a virtual CPU whose
  * core another guest shares ran a fixed chain at 5,600 or 9,300 TSC
  * ticks, by vCPU and minute, on the 2-core VM this was developed on, and
- * a result divided by it compares across such speeds as the code does. */
+ * a result divided by it compares across such speeds as the code does.
+ * Each run of it has a run of the null benchmark beside it, the same
+ * calls, whose cycles are taken off: the reads' cost is not the chain's
+ * (with a slow clock it was a third of a run; the calls a run takes,
+ * chosen from the counter's step, differ from one measurement to the
+ * next, and so did that share: a reference 1.44 times another where the
+ * host ran 1.6 times slower). */
 #define REFERENCE_STEPS 256
 #define REFERENCE_EVERY 8 /* fn's runs to one of the reference */
 static volatile unsigned long long reference_sink;
+/* Where it can, the chain is written in assembly: it must be the same
+ * instructions at every optimization level.  In C at -O0 its two
+ * variables live on the stack, each step a store and a load, and how
+ * fast a load finds the store before it depends on where the stack lies
+ * (the addresses' low bits): the same build's reference then varied by
+ * 5% from one process to the next, and a host's speed with it. */
 static void reference_chain(void *arg)
 {
   unsigned long long x = (unsigned long long)(size_t)arg | 1;
+#if defined(__GNUC__) && defined(__x86_64__)
+  unsigned long long k = 0x9e3779b97f4a7c15ULL, n = REFERENCE_STEPS;
+  __asm__ __volatile__("1:\n\t"
+                       "imulq %[k], %[x]\n\t"
+                       "addq %[n], %[x]\n\t"
+                       "decq %[n]\n\t"
+                       "jnz 1b"
+                       : [x] "+r"(x), [n] "+r"(n)
+                       : [k] "r"(k)
+                       : "cc");
+#elif defined(__GNUC__) && defined(__aarch64__)
+  unsigned long long k = 0x9e3779b97f4a7c15ULL, n = REFERENCE_STEPS;
+  __asm__ __volatile__("1:\n\t"
+                       "madd %[x], %[x], %[k], %[n]\n\t"
+                       "subs %[n], %[n], #1\n\t"
+                       "b.ne 1b"
+                       : [x] "+r"(x), [n] "+r"(n)
+                       : [k] "r"(k)
+                       : "cc");
+#else
   int i;
   for (i = 0; i < REFERENCE_STEPS; i++) {
     x = x * 0x9e3779b97f4a7c15ULL + (unsigned long long)i;
@@ -94,6 +126,7 @@ static void reference_chain(void *arg)
     __asm__ __volatile__("" : "+r"(x)); /* (x opaque: no reassociation) */
 #endif
   }
+#endif
   reference_sink = x;
 }
 static void (*volatile reference_function)(void *) = reference_chain;
@@ -123,10 +156,11 @@ static long long timed_run(const struct cpucycles_bench_clock *c, void (*fn)(voi
  * previous batch's fastest run; the first batch is a single run. */
 static void run(const struct cpucycles_bench_clock *c, void (*fn)(void *), void *arg,
                 long long calls, long long runs, long long overhead, long long switch_cost,
-                struct kept *k, struct kept *nk, struct kept *rk, long long ref_calls, struct tally *t)
+                struct kept *k, struct kept *nk, struct kept *rk, struct kept *rnk, long long ref_calls,
+                struct tally *t)
 {
-  long long ticks[BATCH_MAX], null_ticks[BATCH_MAX], ref_ticks[BATCH_MAX], batch = 1, b, i, before,
-      after, fastest, done = 0;
+  long long ticks[BATCH_MAX], null_ticks[BATCH_MAX], ref_ticks[BATCH_MAX], ref_null_ticks[BATCH_MAX],
+      batch = 1, b, i, before, after, fastest, done = 0;
   unsigned char moved[BATCH_MAX], null_moved = 0, ref_moved = 0;
 
   while (runs > 0) {
@@ -137,11 +171,18 @@ static void run(const struct cpucycles_bench_clock *c, void (*fn)(void *), void 
       ticks[i] = timed_run(c, fn, arg, calls, &moved[i]);
       if (nk && !(i & 1)) null_ticks[i] = timed_run(c, null_function, 0, calls, &null_moved);
       moved[i] |= null_moved;
-      /* the reference, one run of it to REFERENCE_EVERY of fn's */
+      /* the reference, one run of it to REFERENCE_EVERY of fn's, and the
+       * null benchmark's run of as many calls beside it, before or after
+       * in turn */
       ref_ticks[i] = -1;
       if (rk && (done + i) % REFERENCE_EVERY == 0) {
+        int null_first = ((done + i) / REFERENCE_EVERY) & 1;
+        if (null_first) ref_null_ticks[i] = timed_run(c, null_function, 0, ref_calls, &null_moved);
+        moved[i] |= null_first && null_moved;
         ref_ticks[i] = timed_run(c, reference_function, 0, ref_calls, &ref_moved);
         moved[i] |= ref_moved;
+        if (!null_first) ref_null_ticks[i] = timed_run(c, null_function, 0, ref_calls, &null_moved);
+        moved[i] |= !null_first && null_moved;
       }
     }
     after = c->switches();
@@ -154,7 +195,7 @@ static void run(const struct cpucycles_bench_clock *c, void (*fn)(void *), void 
       else {
         if (k) keep(k, ticks[i] - overhead);
         if (nk) keep(nk, null_ticks[i]);
-        if (rk && ref_ticks[i] >= 0) keep(rk, ref_ticks[i]);
+        if (rk && ref_ticks[i] >= 0) keep(rk, ref_ticks[i]), keep(rnk, ref_null_ticks[i]);
       }
     }
     if (b > t->batch_max) t->batch_max = b;
@@ -263,7 +304,7 @@ long long cpucycles_bench_null_overhead(const struct cpucycles_bench_clock *c, l
   struct tally ignored = {0, 0, 0};
   struct cpucycles_bench_result stats;
   kept_init(&kn, scratch, NULL_RUNS);
-  run(c, null_function, 0, calls, NULL_RUNS, 0, switch_cost, &kn, 0, 0, 0, &ignored);
+  run(c, null_function, 0, calls, NULL_RUNS, 0, switch_cost, &kn, 0, 0, 0, 0, &ignored);
   stats.flags = 0;
   if (kn.n == 0 || cpucycles_bench_statistics(kn.buf, kn.n, 0, &stats) != 0) return -1;
   return (long long)(stats.median + (stats.median < 0 ? -0.5 : 0.5));
@@ -316,6 +357,23 @@ static long long interleaved_overhead(struct kept *nk)
   return (long long)(stats.median + (stats.median < 0 ? -0.5 : 0.5));
 }
 
+/* The reference's figure from its kept runs and the null runs beside
+ * them: a chain's cycles (the runs' median less the null runs', over the
+ * calls a run made), how many runs, and a speed that changed (its own
+ * drift or spread). */
+static void reference_figure(struct kept *rk, struct kept *rnk, long long calls, long long precision,
+                             struct cpucycles_bench_speed *speed)
+{
+  struct cpucycles_bench_result stats;
+  long long null_overhead = interleaved_overhead(rnk);
+  stats.flags = 0;
+  cpucycles_bench_statistics(rk->buf, rk->n, precision, &stats);
+  if (null_overhead < 0 || null_overhead >= stats.median) null_overhead = 0;
+  speed->reference = (stats.median - (double)null_overhead) / (double)calls;
+  speed->reference_runs = rk->seen;
+  speed->flags = stats.flags & (CPUCYCLES_BENCH_DRIFT | CPUCYCLES_BENCH_SPREAD);
+}
+
 /* The measured runs of fn, into the caller's samples or the reservoir
  * (scratch), and their statistics: 0, or -1 when every run was disturbed.
  * When the null overhead is subtracted, the null runs made beside fn's
@@ -329,7 +387,7 @@ static int measured_runs(const struct cpucycles_bench_clock *c, void (*fn)(void 
                          struct cpucycles_bench_result *r, struct cpucycles_bench_speed *speed)
 {
   struct tally t = {0, 0, 0};
-  struct kept k, nk, rk;
+  struct kept k, nk, rk, rnk;
   int subtracted = (r->flags & CPUCYCLES_BENCH_SUBTRACTED) != 0;
   long long overhead, shift, i, ref_calls = 1;
 
@@ -337,23 +395,18 @@ static int measured_runs(const struct cpucycles_bench_clock *c, void (*fn)(void 
   else kept_init(&k, scratch, CPUCYCLES_BENCH_RESERVOIR);
   kept_init(&nk, scratch + CPUCYCLES_BENCH_RESERVOIR, CPUCYCLES_BENCH_RESERVOIR);
   kept_init(&rk, scratch + 2 * CPUCYCLES_BENCH_RESERVOIR, CPUCYCLES_BENCH_REFERENCES);
+  kept_init(&rnk, scratch + 2 * CPUCYCLES_BENCH_RESERVOIR + CPUCYCLES_BENCH_REFERENCES,
+            CPUCYCLES_BENCH_REFERENCES);
   /* a run of the reference spans the counter's steps many times over, as
    * fn's does ("Tiny functions"): its median is then no grid's */
   if (speed) ref_calls = cpucycles_bench_choose_calls(c, reference_function, 0, r->precision, 0);
   run(c, fn, arg, calls, iterations, r->overhead, switch_cost, &k, subtracted ? &nk : 0, speed ? &rk : 0,
-      ref_calls, &t);
+      &rnk, ref_calls, &t);
   r->flags |= t.flags;
   r->disturbed = t.disturbed;
   r->runs_per_switch_check = t.batch_max;
   if (k.seen == 0) return -1;
-  if (speed && rk.n > 0) { /* the reference's own statistics: its median, and a speed that changed */
-    struct cpucycles_bench_result stats;
-    stats.flags = 0;
-    cpucycles_bench_statistics(rk.buf, rk.n, r->precision, &stats);
-    speed->reference = stats.median / (double)ref_calls; /* a chain's cycles */
-    speed->reference_runs = rk.seen;
-    speed->flags = stats.flags & (CPUCYCLES_BENCH_DRIFT | CPUCYCLES_BENCH_SPREAD);
-  }
+  if (speed && rk.n > 0) reference_figure(&rk, &rnk, ref_calls, r->precision, speed);
   if (subtracted && (overhead = interleaved_overhead(&nk)) >= 0) {
     shift = overhead - r->overhead;
     for (i = 0; i < k.n; i++) k.buf[i] -= shift;
@@ -412,7 +465,7 @@ static long long placed_overhead(const struct cpucycles_bench_clock *c, void (*f
   for (i = 0; i < n; i++) kept_init(&kn[i], scratch + i * NULL_RUNS, NULL_RUNS);
   for (round = 0; round < NULL_ROUNDS; round++)
     for (i = 0; i < n; i++)
-      run(c, null[i], 0, calls, NULL_RUNS / NULL_ROUNDS, 0, switch_cost, &kn[i], 0, 0, 0, &ignored);
+      run(c, null[i], 0, calls, NULL_RUNS / NULL_ROUNDS, 0, switch_cost, &kn[i], 0, 0, 0, 0, &ignored);
   for (i = 0; i < n; i++) {
     stats.flags = 0;
     if (kn[i].n == 0 || cpucycles_bench_statistics(kn[i].buf, kn[i].n, 0, &stats) != 0) continue;
@@ -464,7 +517,7 @@ static int measure(const struct cpucycles_bench_clock *c, void (*fn)(void *), vo
     r->flags |= CPUCYCLES_BENCH_SUBTRACTED;
   }
 
-  if (warm_ups > 0) run(c, fn, arg, calls, warm_ups, 0, switch_cost, 0, 0, 0, 0, &ignored);
+  if (warm_ups > 0) run(c, fn, arg, calls, warm_ups, 0, switch_cost, 0, 0, 0, 0, 0, &ignored);
   return measured_runs(c, fn, arg, calls, iterations, o ? o->samples : 0, scratch, switch_cost, r, speed)
              ? EAGAIN
              : 0;
@@ -512,21 +565,18 @@ int cpucycles_bench_with(const struct cpucycles_bench_clock *c, void (*fn)(void 
 #define REFERENCE_ALONE 64
 int cpucycles_bench_speed_with(const struct cpucycles_bench_clock *c, struct cpucycles_bench_speed *speed)
 {
-  long long buf[REFERENCE_ALONE], precision, calls, switch_cost;
-  struct kept rk;
+  long long buf[REFERENCE_ALONE], null_buf[REFERENCE_ALONE], precision, calls, switch_cost;
+  struct kept rk, rnk;
   struct tally t = {0, 0, 0};
-  struct cpucycles_bench_result stats;
   memset(speed, 0, sizeof *speed);
   if ((precision = cpucycles_bench_precision(c)) == 0) return ENOTSUP;
   switch_cost = cpucycles_bench_switch_cost(c);
   calls = cpucycles_bench_choose_calls(c, reference_function, 0, precision, 0);
   kept_init(&rk, buf, REFERENCE_ALONE);
-  run(c, reference_function, 0, calls, REFERENCE_ALONE, 0, switch_cost, &rk, 0, 0, 0, &t);
+  kept_init(&rnk, null_buf, REFERENCE_ALONE);
+  /* each run with a null run of as many calls beside it (run()'s nk) */
+  run(c, reference_function, 0, calls, REFERENCE_ALONE, 0, switch_cost, &rk, &rnk, 0, 0, 0, &t);
   if (rk.n == 0) return EAGAIN;
-  stats.flags = 0;
-  cpucycles_bench_statistics(rk.buf, rk.n, precision, &stats);
-  speed->reference = stats.median / (double)calls;
-  speed->reference_runs = rk.seen;
-  speed->flags = stats.flags & (CPUCYCLES_BENCH_DRIFT | CPUCYCLES_BENCH_SPREAD);
+  reference_figure(&rk, &rnk, calls, precision, speed);
   return 0;
 }

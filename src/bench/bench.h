@@ -56,12 +56,13 @@ int cpucycles_bench_null_placement(double median, long long spread, long long ca
 
 /* The harness's working memory: room for CPUCYCLES_BENCH_SCRATCH long
  * longs (the null benchmark's runs, then the reservoir of kept runs and
- * one of the null runs made beside them), in a private mapping, not on
+ * one of the null runs made beside them, the reference's runs and the
+ * null runs made beside those), in a private mapping, not on
  * the stack (12 KiB there kept cpucycles_bench() off a 16 KiB thread) and
  * not from malloc() (the measured code's heap is left as it is).  0 when
  * the system has no memory to map. */
 #define CPUCYCLES_BENCH_REFERENCES 256 /* runs of the reference kept at most */
-#define CPUCYCLES_BENCH_SCRATCH (2 * CPUCYCLES_BENCH_RESERVOIR + CPUCYCLES_BENCH_REFERENCES)
+#define CPUCYCLES_BENCH_SCRATCH (2 * CPUCYCLES_BENCH_RESERVOIR + 2 * CPUCYCLES_BENCH_REFERENCES)
 long long *cpucycles_bench_scratch(void);
 void cpucycles_bench_scratch_free(long long *scratch);
 
