@@ -34,7 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PLAN 31
+#define PLAN 32
 
 /* ---- the reader ---- */
 
@@ -291,6 +291,37 @@ static void test_refusals(void)
   }
   tap_ok(wrong == 0 && dirty == 0,
          "%zu texts refused, each with its reason on one printable line (%zu wrong), e.g. '%s'", n, wrong, last);
+}
+
+/* The time GB goes by: CPU time, real time where the benchmark asked */
+static void test_time_chosen(void)
+{
+  static const char text[] =
+      "{`benchmarks`: [\n"
+      " {`name`: `BM_A/8`, `run_type`: `iteration`, `iterations`: 1, `real_time`: 40, `cpu_time`: 10,"
+      " `time_unit`: `ns`},\n"
+      " {`name`: `BM_B/8/real_time`, `run_type`: `iteration`, `iterations`: 1, `real_time`: 40,"
+      " `cpu_time`: 10, `time_unit`: `ns`},\n"
+      " {`name`: `BM_C/manual_time/threads:2`, `run_type`: `iteration`, `iterations`: 1, `real_time`: 40,"
+      " `cpu_time`: 10, `time_unit`: `ns`},\n"
+      " {`name`: `BM_real_time`, `run_type`: `iteration`, `iterations`: 1, `real_time`: 40,"
+      " `cpu_time`: 10, `time_unit`: `ns`},\n"
+      " {`name`: `BM_D/real_time_x`, `run_type`: `iteration`, `iterations`: 1, `real_time`: 40,"
+      " `cpu_time`: 10, `time_unit`: `ns`}]}";
+  struct cpucycles_gbench gb;
+  char why[256];
+  const char *t = json(text);
+  int ok = cpucycles_gbench_parse(&gb, t, strlen(t), why, sizeof why) == 0 && gb.count == 5;
+  const double cpu = 10e-9, real = 40e-9;
+  if (ok)
+    ok = cpucycles_gbench_seconds(&gb.entries[0]) == cpu && cpucycles_gbench_seconds(&gb.entries[1]) == real &&
+         cpucycles_gbench_seconds(&gb.entries[2]) == real && cpucycles_gbench_seconds(&gb.entries[3]) == cpu &&
+         cpucycles_gbench_seconds(&gb.entries[4]) == cpu &&
+         !strcmp(cpucycles_gbench_time_name(&gb.entries[0]), "CPU time") &&
+         !strcmp(cpucycles_gbench_time_name(&gb.entries[1]), "real time");
+  tap_ok(ok, "the time GB goes by: CPU time, real time for .../real_time and .../manual_time (a component "
+             "of the name, not BM_real_time or real_time_x)%s%s", ok ? "" : ": ", ok ? "" : why);
+  if (gb.count) cpucycles_gbench_free(&gb);
 }
 
 static void test_filter(void)
@@ -742,6 +773,7 @@ int main(void)
   test_several();
   test_refusals();
   test_filter();
+  test_time_chosen();
 
   if (!top || !*top) top = ".";
   /* absolute: the runs' working directory changes */

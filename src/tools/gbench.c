@@ -300,6 +300,32 @@ void cpucycles_gbench_free(struct cpucycles_gbench *gb)
   memset(gb, 0, sizeof *gb);
 }
 
+/* Whether a component of the run's name (between '/') is word. */
+static int has_component(const char *name, size_t length, const char *word)
+{
+  size_t n = strlen(word), i;
+  for (i = 0; i + n <= length; i++)
+    if ((i == 0 || name[i - 1] == '/') && !memcmp(name + i, word, n) && (i + n == length || name[i + n] == '/'))
+      return 1;
+  return 0;
+}
+
+static int uses_real_time(const struct cpucycles_gbench_entry *e)
+{
+  return has_component(e->run_name, e->run_name_length, "real_time") ||
+         has_component(e->run_name, e->run_name_length, "manual_time");
+}
+
+double cpucycles_gbench_seconds(const struct cpucycles_gbench_entry *e)
+{
+  return uses_real_time(e) ? e->real_seconds : e->cpu_seconds;
+}
+
+const char *cpucycles_gbench_time_name(const struct cpucycles_gbench_entry *e)
+{
+  return uses_real_time(e) ? "real time" : "CPU time";
+}
+
 int cpucycles_gbench_filter(char *buf, size_t size, const char *name, size_t length)
 {
   static const char operators[] = ".[]()*+?{}|^$\\";

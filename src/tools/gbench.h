@@ -88,6 +88,18 @@ int cpucycles_gbench_parse(struct cpucycles_gbench *gb, const char *text, size_t
                            size_t size);
 void cpucycles_gbench_free(struct cpucycles_gbench *gb);
 
+/* The time GB itself goes by for an entry, seconds per iteration: its CPU
+ * time (GB's default: it also decides the iterations by it), or its real
+ * time where the benchmark asked for that (UseRealTime(), or
+ * UseManualTime(), whose time GB reports as real_time: GB then names it
+ * ".../real_time" or ".../manual_time").  CPU time is what a busy
+ * neighbour on the CPU leaves alone: the process is not charged while the
+ * neighbour runs, and the wall clock is (beside a busy loop the same
+ * program's real time per iteration varied by 40% between runs).
+ * cpucycles_gbench_time_name(): "CPU time" or "real time". */
+double cpucycles_gbench_seconds(const struct cpucycles_gbench_entry *e);
+const char *cpucycles_gbench_time_name(const struct cpucycles_gbench_entry *e);
+
 /* A --benchmark_filter that selects the benchmark named name[0..length-1]
  * and no other: "^name$", each character a POSIX extended regular
  * expression (or std::regex, which GB may use instead) would read as an

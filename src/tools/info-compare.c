@@ -369,7 +369,8 @@ static int judge(struct context *c, struct group *all_old, struct group *all_new
            "the host ran at another speed, and each figure is divided by its reference)\n", speed);
   } else if ((go->x[0]->gb || gn->x[0]->gb) && !c->gb_said++) {
     /* what GB's JSON lacks is said (once), not made up */
-    printf("(Google Benchmark's JSON: its real time per iteration, each run of the program an execution; it "
+    printf("(Google Benchmark's JSON: its time per iteration (CPU time, or real time where the benchmark asks "
+           "for it), each run of the program an execution; it "
            "names no counter, no host fingerprint (its host's name only) and not the host's speed, so a slower "
            "host measures as slower code)\n");
   } else if (!normalized && (referenced(go) || referenced(gn))) {

@@ -182,11 +182,12 @@ static int is_gb(const char *text, size_t length)
 /* The unit of a result read from GB's JSON: the harness's figures are
  * cycles per call, GB's seconds per iteration (they must not be compared
  * with each other: apart() sees the units differ). */
-#define GB_UNIT "seconds per iteration (Google Benchmark's real time)"
+#define GB_UNIT "seconds per iteration (Google Benchmark's CPU or real time)"
 
 /* One Google Benchmark document (text[0..length), a run of a GB program):
  * appended to r->results, one result per benchmark (its run_name), the
- * mean of its repetitions' real times per iteration, their standard error
+ * mean of its repetitions' times per iteration (cpucycles_gbench_seconds():
+ * the time GB goes by, CPU or real), their standard error
  * its error.  0, or -1 with a message. */
 static int load_gb(struct saved *r, const char *text, size_t length, size_t *room)
 {
@@ -215,7 +216,8 @@ static int load_gb(struct saved *r, const char *text, size_t length, size_t *roo
       if (f->aggregate || f->failed || f->run_name_length != e->run_name_length ||
           memcmp(f->run_name, e->run_name, e->run_name_length))
         continue;
-      sum += f->real_seconds, sum2 += f->real_seconds * f->real_seconds, n++;
+      double t = cpucycles_gbench_seconds(f);
+      sum += t, sum2 += t * t, n++;
     }
     if (r->count == *room) {
       struct result *grown = realloc(r->results, 2 * *room * sizeof *grown);

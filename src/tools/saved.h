@@ -79,8 +79,8 @@ struct saved {
  * wrong.  A value of the file may also be Google Benchmark's JSON
  * (--benchmark_out_format=json): one run of a GB program, each of its
  * benchmarks one execution (its repetitions runs within it, their mean
- * the figure and their spread its error), in seconds per iteration (GB's
- * real time); GB says nothing of a counter, a host fingerprint or the
+ * the figure and their spread its error), in seconds per iteration (the
+ * time GB goes by: CPU time, or real time where the benchmark asks); GB says nothing of a counter, a host fingerprint or the
  * host's speed, and none is made up (the host is its context's name). */
 int saved_load(struct saved *r);
 /* The whole of r->path into r->text and r->length (up to 16 MiB): 0, or

@@ -13,9 +13,11 @@
  * runs this process, pinned to that CPU, measures the harness's reference
  * (cpucycles_bench_speed_now()): the host's speed.
  *
- * What is measured: GB's real time per iteration of each benchmark (GB
- * times its own loop with its own clock; cpucycles cannot count inside
- * it), divided by the reference measured around that run, which makes it
+ * What is measured: GB's time per iteration of each benchmark, the time
+ * GB itself goes by (cpucycles_gbench_seconds(): its CPU time, or its
+ * real time where the benchmark asks for that; GB times its own loop with
+ * its own clock, and cpucycles cannot count inside it), divided by the
+ * reference measured around that run, which makes it
  * a figure in the reference's cycles: a host that ran slower (a vCPU
  * whose core another guest shares, a frequency that changed) does not
  * measure as slower code.  Each pair gives each row a ratio NEW/OLD; a
@@ -50,7 +52,7 @@ struct program_row {
   const char *name;
   size_t name_length;
   double *ratio;          /* [pair]: NEW/OLD, each divided by its reference; NaN: left out */
-  double *old_seconds, *new_seconds; /* [pair]: GB's real time per iteration, as measured */
+  double *old_seconds, *new_seconds; /* [pair]: GB's time per iteration, as measured */
   struct cpucycles_judgement j;
   double r, low, high;    /* NEW/OLD and its interval */
   double old_figure, new_figure; /* seconds per iteration (trimmed means) */
@@ -165,7 +167,7 @@ static double seconds_of(const struct cpucycles_gbench *gb, const struct program
       *message = e->message;
       return -2;
     }
-    sum += e->real_seconds, n++;
+    sum += cpucycles_gbench_seconds(e), n++;
   }
   return n ? sum / (double)n : -1;
 }
@@ -313,7 +315,8 @@ static void programs_text(const struct options *o, const struct program *pr, str
   for (r = 0; r < nrows; r++)
     if (rows[r].name_length > width) width = rows[r].name_length;
   fputs("NEW ", stdout), put_clean(stdout, o->new_label), fputs(" against OLD ", stdout), put_clean(stdout, o->old_label);
-  printf(": %ld pairs of runs, GB's real time per iteration (--seconds %g of each benchmark a run)", n, o->seconds);
+  printf(": %ld pairs of runs, GB's time per iteration (CPU time, or real time where a benchmark asks for\n"
+         "it; --seconds %g of each benchmark a run)", n, o->seconds);
   if (n > o->executions) printf(" (%ld, then %ld more: the first left a row across the tolerance)", o->executions, n - o->executions);
   printf("\nthe %s%% intervals cover each run a fresh process (ASLR%s), a fresh copy of each program,\n"
          "environment size, and the host's speed (each run divided by the harness's reference around it);\n"
@@ -351,7 +354,8 @@ static void programs_json(const struct options *o, struct program_row *rows, siz
   struct comparison_row c;
   size_t r;
   h.tool = PROGRAM, h.old_name = o->old_label, h.new_name = o->new_label;
-  h.measured = "seconds per iteration (Google Benchmark's real time), divided by the host's speed";
+  h.measured = "seconds per iteration (Google Benchmark's CPU time, or real time where the benchmark asks "
+               "for it), divided by the host's speed";
   h.tolerance = o->tolerance, h.looks = nrows ? rows[0].looks : 1;
   comparison_begin(&h);
   json_key("old_program", 0), json_string(o->old_path);
@@ -451,7 +455,8 @@ int programs_compare(const struct options *o, const char *root)
     struct comparison_row *c = calloc(nrows, sizeof *c);
     if (!c) goto oom;
     h.tool = PROGRAM, h.old_name = o->old_label, h.new_name = o->new_label;
-    h.measured = "Google Benchmark's real time per iteration, divided by the host's speed";
+    h.measured = "Google Benchmark's time per iteration (CPU time, or real time where the benchmark asks for "
+                 "it), divided by the host's speed";
     h.tolerance = o->tolerance, h.looks = looks;
     for (i = 0; i < nrows; i++) {
       c[i].name = rows[i].name, c[i].name_length = rows[i].name_length, c[i].j = &rows[i].j;
