@@ -512,11 +512,18 @@ sibling_tree() { # dir plug-work-factor
   echo "$2" >"$dir/$1/factor.txt"
 }
 if sibling_tree siblings-old 1 && sibling_tree siblings-new 3; then
+  # (musl's dlopen() takes "$ORIGIN" literally: such a build fails however
+  # it is loaded, in place too)
+  run $quick --no-copy --executions 2 "$dir/siblings-old/opens.so" "$dir/siblings-new/opens.so"
+  if [ $status -eq 2 ]; then
+    skip "builds that dlopen(\"\$ORIGIN/plug.so\")" "they fail loaded in place too: this C library does not expand \$ORIGIN in a dlopen() name ($(head -n 1 "$err"))"
+  else
   run $quick "$dir/siblings-old/opens.so" "$dir/siblings-new/opens.so"
   if [ $status -eq 1 ] && row benchmark | grep -q ' slower$' && grep -q "cover .*$copies" "$out"; then
     ok "builds that dlopen(\"\$ORIGIN/plug.so\"), NEW's plug at 3 times the work: copies, each its own plug, slower, exit 1"
   else
     notok "builds that dlopen(\"\$ORIGIN/plug.so\"): exit $status, want 1, slower and copies"; show
+  fi
   fi
   run $quick "$dir/siblings-old/reads.so" "$dir/siblings-new/reads.so"
   if [ $status -eq 1 ] && row benchmark | grep -q ' slower$' && grep -q "cover .*$copies" "$out"; then

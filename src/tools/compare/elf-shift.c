@@ -5,8 +5,12 @@
  * Every address the dynamic loader reads from the file moves by the same
  * amount k = 4096 + offset, and the file's bytes move by k with them, so
  * that each segment keeps its offset congruent to its address:
- *   - the program headers (rewritten after the last page of the copy;
- *     the new ELF header, at offset 0, points at them);
+ *   - the program headers, rewritten in the copy's first page after the
+ *     new ELF header, under a read-only segment of their own, the first
+ *     (a loader finds them in memory: glibc copies program headers that no
+ *     segment maps, musl does not, and there dladdr() and
+ *     dl_iterate_phdr(), and with them a copy's unwind tables, found
+ *     nothing of the copy);
  *   - the dynamic entries that hold addresses (DT_SYMTAB, DT_INIT_ARRAY,
  *     ...); the others are sizes, flags and string offsets;
  *   - the dynamic symbols defined in the object (not the absolute ones,
@@ -29,7 +33,7 @@
 #include <string.h>
 
 #define PAGE 4096UL
-#define MAX_PHDRS 64
+#define MAX_PHDRS 64 /* the copy's, one more than the file's */
 /* Numbers an older <elf.h> (or musl's) may lack. */
 #define TAG_RELRSZ 35
 #define TAG_RELR 36
@@ -151,9 +155,10 @@ static int analyse(struct object *o, const unsigned char *p, size_t n, const cha
       o->eh.e_ident[EI_DATA] != ELFDATA2LSB || o->eh.e_machine != EM_X86_64)
     return refuse(why, "not an x86-64 ELF object");
   if (o->eh.e_type != ET_DYN) return refuse(why, "not a shared object");
-  if (o->eh.e_phentsize != sizeof(Elf64_Phdr) || o->eh.e_phnum == 0 || o->eh.e_phnum > MAX_PHDRS ||
+  if (o->eh.e_phentsize != sizeof(Elf64_Phdr) || o->eh.e_phnum == 0 ||
       !within(o->eh.e_phoff, (unsigned long long)o->eh.e_phnum * sizeof(Elf64_Phdr), n))
     return refuse(why, "its program headers are not where its header says");
+  if (o->eh.e_phnum >= MAX_PHDRS) return refuse(why, "it has too many program headers");
   memcpy(o->ph, p + o->eh.e_phoff, o->eh.e_phnum * sizeof(Elf64_Phdr));
   for (i = 0; i < o->eh.e_phnum; i++) {
     const Elf64_Phdr *ph = &o->ph[i];
@@ -311,7 +316,7 @@ int cpucycles_elf_shift(const unsigned char *image, size_t size, unsigned long o
 {
   struct object o;
   unsigned long long k = PAGE + offset;
-  size_t phoff, total, t, place;
+  size_t total, t, place, headers;
   unsigned char *q, *base;
   int i;
 
@@ -319,8 +324,7 @@ int cpucycles_elf_shift(const unsigned char *image, size_t size, unsigned long o
   if (analyse(&o, image, size, why) != 0) return -1;
   if (offset >= PAGE || offset % o.step) return refuse(why, "the offset is not a multiple of the step below a page");
   if (size > (size_t)-1 - 3 * PAGE - MAX_PHDRS * sizeof(Elf64_Phdr)) return refuse(why, "too large");
-  phoff = (size_t)((k + size + PAGE - 1) / PAGE * PAGE); /* a page of its own: never under a segment */
-  total = phoff + o.eh.e_phnum * sizeof(Elf64_Phdr);
+  total = k + size;
   q = calloc(1, total);
   if (!q) return refuse(why, "out of memory");
   base = q + k; /* the old file's bytes, each at its old offset from base */
@@ -371,8 +375,15 @@ int cpucycles_elf_shift(const unsigned char *image, size_t size, unsigned long o
     free(q);
     return -1;
   }
-  memcpy(q + phoff, o.ph, o.eh.e_phnum * sizeof(Elf64_Phdr));
-  o.eh.e_phoff = phoff;
+  /* the headers' own segment, first, in the page below the others */
+  memmove(&o.ph[1], &o.ph[0], o.eh.e_phnum * sizeof(Elf64_Phdr));
+  o.eh.e_phnum++;
+  headers = sizeof o.eh + o.eh.e_phnum * sizeof(Elf64_Phdr); /* <= 64 + 64 * 56 < k */
+  memset(&o.ph[0], 0, sizeof o.ph[0]);
+  o.ph[0].p_type = PT_LOAD, o.ph[0].p_flags = PF_R, o.ph[0].p_align = PAGE;
+  o.ph[0].p_filesz = o.ph[0].p_memsz = headers;
+  memcpy(q + sizeof o.eh, o.ph, o.eh.e_phnum * sizeof(Elf64_Phdr));
+  o.eh.e_phoff = sizeof o.eh;
   o.eh.e_shoff = 0, o.eh.e_shnum = 0, o.eh.e_shstrndx = SHN_UNDEF;
   if (o.eh.e_entry) o.eh.e_entry += k;
   memcpy(q, &o.eh, sizeof o.eh);
