@@ -17,7 +17,7 @@
 set -u
 . "$top_srcdir/tests/tap.sh"
 tool="$top_builddir/libtool --mode=execute ${CPUCYCLES_PROBE_RUNNER:-} $top_builddir/cpucycles-compare"
-total=14
+total=15
 echo "1..$total"
 skip_all() { i=0; while [ $i -lt $total ]; do skip "cpucycles-compare on GB programs" "$1"; i=$((i + 1)); done; exit 0; }
 [ -z "${CPUCYCLES_PROBE_RUNNER:-}" ] || skip_all "run through a probe runner (the tool starts programs)"
@@ -66,8 +66,14 @@ assert all(r["verdict"] in ("slower", "faster", "indistinguishable", "cannot jud
 work = d["rows"][3]
 assert work["verdict"] == "slower" and work["ratio_low"] > 2 and len(work["ratio_samples"]) == 6, work
 assert d["aslr_kept"] is True and d["pairs"] == 6, d
-' "$out" 2>"$dir/py"; }; then
-  ok "--format json: one comparison, its rows GB's four benchmarks and nothing else, names exact, exit 1"
+if sys.argv[2] == "x86_64":
+    # each run copy moved: offsets in the step, not all one
+    for side in ("old", "new"):
+        step, offsets = d[side + "_code_step"], d[side + "_code_offsets"]
+        assert step >= 16 and len(offsets) == 6 and all(o % step == 0 and 0 <= o < 4096 for o in offsets), d
+        assert len(set(offsets)) > 1 and d[side + "_not_moved_why"] is None, d
+' "$out" "$(uname -m)" 2>"$dir/py"; }; then
+  ok "--format json: one comparison, its rows GB's four benchmarks and nothing else, names exact, exit 1; each copy's code moved within its pages"
 else
   notok "--format json: exit $status"; sed 's/^/# /' "$dir/py" 2>/dev/null; show
 fi
@@ -107,6 +113,17 @@ if [ $status -eq 2 ] && grep -q "^cpucycles-compare: OLD .*one.so is a shared ob
   ok "a shared object against a program: exit 2, $(cat "$err")"
 else
   notok "a shared object against a program: exit $status, want 2 and why"; show
+fi
+# a program that is not position-independent: run as it is, and said
+if ${CXX:-c++} -O2 -no-pie -I/usr/include -o "$dir/nopie" "$top_srcdir/tests/gbench-fixture.cc" -lbenchmark -lpthread >"$dir/cc.log" 2>&1; then
+  run $quick "$dir/nopie" "$dir/new"
+  if [ $status -eq 1 ] && grep -q "^not the code's offset within its pages for OLD (\(not position-independent\|not on x86-64\)" "$out"; then
+    ok "a program that is not position-independent: compared, its code not moved, said: $(grep "^not the code's offset" "$out")"
+  else
+    notok "a program that is not position-independent: exit $status, want 1 and why its code is not moved"; show
+  fi
+else
+  skip "a program that is not position-independent" "$CXX -no-pie cannot build it: $(head -n 1 "$dir/cc.log")"
 fi
 cp /bin/true "$dir/true"
 run "$dir/true" "$dir/true"

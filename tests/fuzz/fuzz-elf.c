@@ -41,15 +41,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     return 0;
   }
   memcpy(&eh, out, sizeof eh);
-  if (out_size < size + PAGE + offset || eh.e_phoff < size + PAGE + offset ||
-      eh.e_phoff + eh.e_phnum * sizeof(Elf64_Phdr) != out_size || eh.e_shnum != 0)
+  /* the file's bytes moved by a page and the offset; the program headers
+   * right after the ELF header, in the first page, under the first loaded
+   * segment (a PT_PHDR, where there is one, before it and naming them) */
+  if (out_size != size + PAGE + offset || eh.e_phoff != sizeof eh ||
+      eh.e_phoff + eh.e_phnum * sizeof(Elf64_Phdr) > PAGE || eh.e_shnum != 0)
     abort();
-  for (i = 0; i < eh.e_phnum; i++) {
-    Elf64_Phdr ph;
-    memcpy(&ph, out + eh.e_phoff + (size_t)i * sizeof ph, sizeof ph);
-    if (ph.p_type != PT_LOAD) continue;
-    if ((ph.p_vaddr - ph.p_offset) % PAGE != 0) abort();
-    if (ph.p_offset + ph.p_filesz > eh.e_phoff) abort();
+  {
+    int loads = 0;
+    for (i = 0; i < eh.e_phnum; i++) {
+      Elf64_Phdr ph;
+      memcpy(&ph, out + eh.e_phoff + (size_t)i * sizeof ph, sizeof ph);
+      if (ph.p_type == PT_PHDR &&
+          (i != 0 || ph.p_offset != eh.e_phoff || ph.p_filesz != eh.e_phnum * sizeof(Elf64_Phdr)))
+        abort();
+      if (ph.p_type != PT_LOAD) continue;
+      if (loads++ == 0 && (ph.p_offset != 0 || ph.p_vaddr != 0 ||
+                           ph.p_filesz < eh.e_phoff + eh.e_phnum * sizeof(Elf64_Phdr)))
+        abort();
+      if ((ph.p_vaddr - ph.p_offset) % PAGE != 0) abort();
+      if (ph.p_offset + ph.p_filesz > out_size) abort();
+    }
   }
   free(out);
   return 0;

@@ -88,10 +88,7 @@ void combine(const struct options *o, struct outcome *runs, long n, int looks, i
     r->coarse = 0;
     for (k = 0; k < n; k++) r->coarse |= placement_coarse(&runs[k], 0) || placement_coarse(&runs[k], 1);
     cpucycles_judge(r->low, r->high, o->tolerance / 100,
-                    r->coarse && (r->low > 1 || r->high < 1) && r->low <= 1 + PLACEMENT_ALLOWANCE &&
-                            r->high >= 1 / (1 + PLACEMENT_ALLOWANCE)
-                        ? CPUCYCLES_REASON_PLACEMENT
-                        : 0,
+                    placement_forbids(r->coarse, r->low, r->high) ? CPUCYCLES_REASON_PLACEMENT : 0,
                     o->exit_faster, &r->j);
   } else {
     /* no ratio, no percentage: only a tolerance of 0 can be exceeded */

@@ -92,10 +92,22 @@ struct outcome {
  * where the code lies alone: not called on that ground (combine.c). */
 #define PLACEMENT_LINE 64
 #define PLACEMENT_ALLOWANCE 0.05
+static inline int placement_coarse_of(unsigned long code_align, unsigned long data_align, int moved,
+                                      unsigned long step)
+{
+  return data_align >= PLACEMENT_LINE && data_align > code_align &&
+         (moved ? step >= PLACEMENT_LINE : data_align >= 4096);
+}
 static inline int placement_coarse(const struct outcome *run, int j)
 {
-  return run->data_align[j] >= PLACEMENT_LINE && run->data_align[j] > run->code_align[j] &&
-         (run->offset[j] >= 0 ? run->step[j] >= PLACEMENT_LINE : run->data_align[j] >= 4096);
+  return placement_coarse_of(run->code_align[j], run->data_align[j], run->offset[j] >= 0, run->step[j]);
+}
+/* A row of a coarse build, [low, high] its interval: whether the
+ * allowance forbids calling it different (CPUCYCLES_REASON_PLACEMENT). */
+static inline int placement_forbids(int coarse, double low, double high)
+{
+  return coarse && (low > 1 || high < 1) && low <= 1 + PLACEMENT_ALLOWANCE &&
+         high >= 1 / (1 + PLACEMENT_ALLOWANCE);
 }
 
 /* One symbol, its executions combined (combine.c). */

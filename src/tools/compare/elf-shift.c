@@ -122,6 +122,10 @@ static int relocation_movable(unsigned type, unsigned sym, int *own)
   case R_X86_64_DTPMOD64: case R_X86_64_DTPOFF64: case R_X86_64_TPOFF64: case R_X86_64_TLSDESC:
   case R_X86_64_DTPOFF32: case R_X86_64_TPOFF32:
     return 1;
+  /* a program's copy of a library's data: its place moves, the symbol
+   * is the library's */
+  case R_X86_64_COPY:
+    return sym != 0;
   /* a symbol's value (which moves with it when it is this object's) */
   case R_X86_64_64: case R_X86_64_PC32: case R_X86_64_GLOB_DAT: case R_X86_64_JUMP_SLOT:
   case R_X86_64_32: case R_X86_64_32S: case R_X86_64_16: case R_X86_64_PC16: case R_X86_64_8:
@@ -144,7 +148,7 @@ static int analyse(struct object *o, const unsigned char *p, size_t n, const cha
   Elf64_Addr rela = 0, jmprel = 0, symtab = 0;
   unsigned long align = 16;
   long long pltrel = DT_RELA;
-  int i, have_dynamic = 0;
+  int i, have_dynamic = 0, have_interp = 0, have_phdr = 0;
   size_t t;
 
   memset(o, 0, sizeof *o);
@@ -154,6 +158,7 @@ static int analyse(struct object *o, const unsigned char *p, size_t n, const cha
   if (memcmp(o->eh.e_ident, ELFMAG, SELFMAG) != 0 || o->eh.e_ident[EI_CLASS] != ELFCLASS64 ||
       o->eh.e_ident[EI_DATA] != ELFDATA2LSB || o->eh.e_machine != EM_X86_64)
     return refuse(why, "not an x86-64 ELF object");
+  if (o->eh.e_type == ET_EXEC) return refuse(why, "not position-independent (ET_EXEC): its addresses are fixed");
   if (o->eh.e_type != ET_DYN) return refuse(why, "not a shared object");
   if (o->eh.e_phentsize != sizeof(Elf64_Phdr) || o->eh.e_phnum == 0 ||
       !within(o->eh.e_phoff, (unsigned long long)o->eh.e_phnum * sizeof(Elf64_Phdr), n))
@@ -162,7 +167,11 @@ static int analyse(struct object *o, const unsigned char *p, size_t n, const cha
   memcpy(o->ph, p + o->eh.e_phoff, o->eh.e_phnum * sizeof(Elf64_Phdr));
   for (i = 0; i < o->eh.e_phnum; i++) {
     const Elf64_Phdr *ph = &o->ph[i];
-    if (ph->p_type == PT_PHDR) return refuse(why, "it maps its own program headers (PT_PHDR)");
+    if (ph->p_type == PT_PHDR) { /* (rewritten where the copy's are) */
+      if (have_phdr++) return refuse(why, "two PT_PHDR segments");
+      continue;
+    }
+    if (ph->p_type == PT_INTERP) have_interp = 1;
     if (ph->p_type == PT_GNU_STACK || ph->p_type == PT_NULL) continue;
     if (!within(ph->p_offset, ph->p_filesz, n) || ph->p_filesz > ph->p_memsz ||
         ph->p_vaddr > (1ULL << 40) || ph->p_memsz > (1ULL << 40))
@@ -225,6 +234,10 @@ static int analyse(struct object *o, const unsigned char *p, size_t n, const cha
     }
     if (!tag_is_address(d.d_tag) && !tag_is_value(d.d_tag))
       return refuse(why, "a dynamic entry of a kind it does not know");
+    /* a static PIE relocates itself, finding its program headers through
+     * its own ELF header (__ehdr_start), which the move leaves behind */
+    if (d.d_tag == DT_FLAGS_1 && (d.d_un.d_val & DF_1_PIE) && !have_interp)
+      return refuse(why, "a static position-independent executable (it relocates itself from its ELF header)");
   }
   if (relaent != sizeof(Elf64_Rela) || (jmprel && pltrel != DT_RELA))
     return refuse(why, "relocations of an unexpected size or kind");
@@ -375,13 +388,33 @@ int cpucycles_elf_shift(const unsigned char *image, size_t size, unsigned long o
     free(q);
     return -1;
   }
-  /* the headers' own segment, first, in the page below the others */
-  memmove(&o.ph[1], &o.ph[0], o.eh.e_phnum * sizeof(Elf64_Phdr));
-  o.eh.e_phnum++;
-  headers = sizeof o.eh + o.eh.e_phnum * sizeof(Elf64_Phdr); /* <= 64 + 64 * 56 < k */
-  memset(&o.ph[0], 0, sizeof o.ph[0]);
-  o.ph[0].p_type = PT_LOAD, o.ph[0].p_flags = PF_R, o.ph[0].p_align = PAGE;
-  o.ph[0].p_filesz = o.ph[0].p_memsz = headers;
+  /* the headers' own segment, first, in the page below the others; a
+   * program's PT_PHDR (which must come before any loaded segment) names
+   * them there */
+  {
+    Elf64_Phdr headers_segment, program_headers;
+    int n = 0, phdr = -1;
+    for (i = 0; i < o.eh.e_phnum; i++)
+      if (o.ph[i].p_type == PT_PHDR) phdr = i;
+    if (phdr >= 0) {
+      program_headers = o.ph[phdr];
+      memmove(&o.ph[phdr], &o.ph[phdr + 1], (size_t)(o.eh.e_phnum - phdr - 1) * sizeof(Elf64_Phdr));
+      o.eh.e_phnum--;
+    }
+    headers = sizeof o.eh + (size_t)(o.eh.e_phnum + 1 + (phdr >= 0)) * sizeof(Elf64_Phdr); /* < k */
+    memset(&headers_segment, 0, sizeof headers_segment);
+    headers_segment.p_type = PT_LOAD, headers_segment.p_flags = PF_R, headers_segment.p_align = PAGE;
+    headers_segment.p_filesz = headers_segment.p_memsz = headers;
+    n = 1 + (phdr >= 0);
+    memmove(&o.ph[n], &o.ph[0], o.eh.e_phnum * sizeof(Elf64_Phdr));
+    o.eh.e_phnum = (Elf64_Half)(o.eh.e_phnum + n);
+    if (phdr >= 0) {
+      program_headers.p_offset = program_headers.p_vaddr = program_headers.p_paddr = sizeof o.eh;
+      program_headers.p_filesz = program_headers.p_memsz = o.eh.e_phnum * sizeof(Elf64_Phdr);
+      o.ph[0] = program_headers;
+    }
+    o.ph[n - 1] = headers_segment;
+  }
   memcpy(q + sizeof o.eh, o.ph, o.eh.e_phnum * sizeof(Elf64_Phdr));
   o.eh.e_phoff = sizeof o.eh;
   o.eh.e_shoff = 0, o.eh.e_shnum = 0, o.eh.e_shstrndx = SHN_UNDEF;

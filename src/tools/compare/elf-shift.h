@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* elf-shift.h - a copy of an x86-64 shared object whose code lies at
- * another offset within its pages, for cpucycles-compare.
+/* elf-shift.h - a copy of an x86-64 shared object (or position-independent
+ * executable) whose code lies at another offset within its pages, for
+ * cpucycles-compare.
  *
  * The linker fixes where each function lies within its 4 KiB page, and
  * with it which cache lines and fetch blocks a hot loop spans: ASLR moves

@@ -26,11 +26,18 @@
  * cpucycles-compare's executions are (verdict.h: paired, trimmed, one or
  * two looks).  Each run also differs in layout: ASLR, the environment
  * padded, a fresh copy of the program in a directory that mirrors its
- * own (mirror.c: it finds its siblings); its code is not moved within
- * its pages (elf-shift.c takes shared objects only), which the output
- * says. */
+ * own (mirror.c: it finds its siblings), and on x86-64 that copy's code
+ * moved to a random offset within its pages (elf-shift.c: a
+ * position-independent executable moves as a shared object does), so
+ * that where the linker happened to put a loop is drawn anew each run:
+ * a change to one benchmark's code moves the others' (its revision's
+ * unchanged BM_Sum measured 0.5% faster in every run, and was called
+ * faster, before the copies moved).  A program that cannot be moved says
+ * why, and a build whose data keeps its code on its cache-line offsets
+ * is judged with the allowance .so builds get (compare-tool.h). */
 #include "compare-tool.h"
 #include "comparison.h"
+#include "elf-shift.h"
 #include "cpucycles-bench.h"
 #include "format.h"
 #include "gbench-run.h"
@@ -65,8 +72,18 @@ struct program {
   char copy[4096 + 256];    /* where its fresh copy goes (mirror.c), or "" */
   unsigned char *bytes;     /* its file, for the copies */
   size_t size;
+  unsigned long step;       /* its code moves within its pages in steps of this (elf-shift.h); 0: not */
+  char unmoved[200];        /* why not, when step is 0 */
+  unsigned long code_align, data_align; /* its sections' (0: unknown) */
+  long *offsets;            /* [pair]: its copy's code offset in that pair's run, or -1 */
   struct cpucycles_gbench_names names;
 };
+
+/* Its code could not move within its cache lines (compare-tool.h). */
+static int program_coarse(const struct program *p)
+{
+  return placement_coarse_of(p->code_align, p->data_align, p->step > 0, p->step);
+}
 
 /* The program's file, read once (a copy of it is written before each run). */
 static int read_program(struct program *p)
@@ -84,29 +101,63 @@ static int read_program(struct program *p)
     return -1;
   }
   fclose(f);
+#if defined(__x86_64__)
+  {
+    const char *why = "";
+    p->step = cpucycles_elf_shift_step(p->bytes, p->size, &why);
+    if (!p->step) snprintf(p->unmoved, sizeof p->unmoved, "%s", why);
+  }
+#else
+  snprintf(p->unmoved, sizeof p->unmoved, "not on x86-64 (only there is code moved within its pages)");
+#endif
+  if (cpucycles_elf_alignments(p->bytes, p->size, &p->code_align, &p->data_align) != 0)
+    p->code_align = p->data_align = 0;
   return 0;
 }
 
 /* A fresh copy of p (new physical pages under its code) where mirror.c
- * placed it, run from there: the path to run, the copy or the file
- * itself when no copy can be made. */
-static const char *fresh(struct program *p)
+ * placed it, its code moved to a random offset within its pages where it
+ * can be (*offset, else -1), run from there: the path to run, the copy or
+ * the file itself when no copy can be made. */
+static const char *fresh(struct program *p, unsigned long long *rng, long *offset)
 {
-  size_t done = 0;
+  unsigned char *moved = 0;
+  const unsigned char *bytes = p->bytes;
+  size_t done = 0, size = p->size, moved_size;
   ssize_t w;
-  int fd;
+  int fd, tries;
+  const char *why;
+  *offset = -1;
   if (!p->copy[0] || !p->bytes) return p->path;
+  /* an offset at which two segments would share a page badly is
+   * refused: another draw, a few times */
+  for (tries = 0; p->step && tries < 8 && !moved; tries++) {
+    long at = (long)((cpucycles_xorshift(rng) >> 11) % (4096 / p->step) * p->step);
+    if (cpucycles_elf_shift(p->bytes, p->size, (unsigned long)at, &moved, &moved_size, &why) == 0)
+      bytes = moved, size = moved_size, *offset = at;
+  }
   unlink(p->copy);
-  if ((fd = open(p->copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700)) < 0) return p->path;
-  while (done < p->size) {
-    if ((w = write(fd, p->bytes + done, p->size - done)) <= 0) {
+  if ((fd = open(p->copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700)) < 0) {
+    free(moved);
+    *offset = -1;
+    return p->path;
+  }
+  while (done < size) {
+    if ((w = write(fd, bytes + done, size - done)) <= 0) {
       if (w < 0 && errno == EINTR) continue;
       close(fd);
+      free(moved);
+      *offset = -1;
       return p->path;
     }
     done += (size_t)w;
   }
-  return close(fd) == 0 ? p->copy : p->path;
+  free(moved);
+  if (close(fd) != 0) {
+    *offset = -1;
+    return p->path;
+  }
+  return p->copy;
 }
 
 /* The CPUs this process may run on, into cpus (their count). */
@@ -173,7 +224,7 @@ static double seconds_of(const struct cpucycles_gbench *gb, const struct program
 }
 
 /* One run of p on cpu: its JSON into run; 0, or 2 with a message. */
-static int run_program(const struct options *o, struct program *p, int cpu, unsigned long long *rng,
+static int run_program(const struct options *o, struct program *p, long pair, int cpu, unsigned long long *rng,
                        struct cpucycles_gbench_run *run)
 {
   struct cpucycles_gbench_options go;
@@ -182,7 +233,8 @@ static int run_program(const struct options *o, struct program *p, int cpu, unsi
   go.cpu = cpu;
   go.pad_length = (long)(cpucycles_xorshift(rng) % PAD_MAX);
   go.timeout = o->timeout + 10 * o->seconds * (double)p->names.count;
-  if (cpucycles_gbench_run_once(fresh(p), o->filter, o->seconds, &go, run, why, sizeof why) != 0) {
+  if (cpucycles_gbench_run_once(fresh(p, rng, &p->offsets[pair]), o->filter, o->seconds, &go, run, why,
+                                sizeof why) != 0) {
     complain("%s %s: %s", p->label, p->path, why);
     return 2;
   }
@@ -219,7 +271,7 @@ static int run_pairs(const struct options *o, struct program *pr, struct program
 #endif
     ref[0] = reference();
     for (k = 0; k < 2 && status == 0; k++) {
-      status = run_program(o, &pr[side[k]], cpu, rng, &runs[side[k]]);
+      status = run_program(o, &pr[side[k]], p, cpu, rng, &runs[side[k]]);
       ref[k + 1] = reference();
     }
 #if defined(__linux__)
@@ -267,7 +319,7 @@ static int run_pairs(const struct options *o, struct program *pr, struct program
 
 /* Each row judged on the first n pairs. */
 static int judge_rows(const struct options *o, struct program_row *rows, size_t nrows, long n, int looks,
-                      double *x)
+                      double *x, int coarse)
 {
   struct cpucycles_estimate e;
   int status = CPUCYCLES_EXIT_NOT_SLOWER;
@@ -285,6 +337,9 @@ static int judge_rows(const struct options *o, struct program_row *rows, size_t 
     if (2 * k < n || k < 2) reasons |= CPUCYCLES_REASON_SPEED;
     else if (cpucycles_estimate_paired(x, k, &e) != 0 || cpucycles_interval(&e, looks, &row->r, &row->low, &row->high) != 0)
       reasons |= CPUCYCLES_REASON_NO_FIGURE;
+    /* a build whose code could not move within its cache lines: a
+     * difference within the allowance may be that alone */
+    if (!reasons && placement_forbids(coarse, row->low, row->high)) reasons |= CPUCYCLES_REASON_PLACEMENT;
     cpucycles_judge(row->low, row->high, o->tolerance / 100, reasons, o->exit_faster, &row->j);
     for (p = 0; p < n; p++) x[p] = row->old_seconds[p];
     row->old_figure = cpucycles_estimate_side(x, n, &mean, &se2, &sd) == 0 ? mean : NAN;
@@ -307,21 +362,32 @@ static const char *duration(double s, char *buf, size_t size)
 }
 
 static void programs_text(const struct options *o, const struct program *pr, struct program_row *rows,
-                       size_t nrows, long n, int aslr_kept, const char *aslr_why)
+                       size_t nrows, long n, int aslr_kept, const char *aslr_why, int coarse)
 {
   size_t r, width = 9;
+  int k;
   char old_t[32], new_t[32], says[512], interval[64];
   struct cpucycles_out out;
   for (r = 0; r < nrows; r++)
     if (rows[r].name_length > width) width = rows[r].name_length;
   fputs("NEW ", stdout), put_clean(stdout, o->new_label), fputs(" against OLD ", stdout), put_clean(stdout, o->old_label);
-  printf(": %ld pairs of runs, GB's time per iteration (CPU time, or real time where a benchmark asks for\n"
-         "it; --seconds %g of each benchmark a run)", n, o->seconds);
+  printf(": %ld pairs of runs, GB's time per iteration\n"
+         "(its CPU time, or real time where a benchmark asks for it; --seconds %g of each benchmark a run)", n,
+         o->seconds);
   if (n > o->executions) printf(" (%ld, then %ld more: the first left a row across the tolerance)", o->executions, n - o->executions);
-  printf("\nthe %s%% intervals cover each run a fresh process (ASLR%s), a fresh copy of each program,\n"
-         "environment size, and the host's speed (each run divided by the harness's reference around it);\n"
-         "not the code's offset within its pages (an executable is not moved)\n",
+  printf("\nthe %s%% intervals cover each run a fresh process (ASLR%s), environment size,\n"
+         "the host's speed (each run divided by the harness's reference around it)",
          nrows && rows[0].looks > 1 ? "99.5" : "99", aslr_kept ? ", GB's attempt to turn it off refused" : "");
+  if (pr[0].copy[0] && pr[1].copy[0]) printf(", a fresh copy of each program");
+  if (pr[0].step && pr[1].step)
+    printf(",\nand its code's offset within its pages (each copy moved, in steps of %lu and %lu bytes)\n", pr[0].step,
+           pr[1].step);
+  else {
+    printf(";\nnot the code's offset within its pages for");
+    for (k = 0; k < 2; k++)
+      if (!pr[k].step) printf("%s %s (%s)", k && !pr[0].step ? " nor" : "", pr[k].label, pr[k].unmoved);
+    putchar('\n');
+  }
   printf("%-*s  %9s  %-21s  %10s  %10s  %s\n", (int)width, "benchmark", "new/old",
          nrows && rows[0].looks > 1 ? "99.5% interval" : "99% interval", "old", "new", "verdict");
   for (r = 0; r < nrows; r++) {
@@ -342,13 +408,36 @@ static void programs_text(const struct options *o, const struct program *pr, str
       break;
     }
   if (!aslr_kept) printf("(address-space layout randomization: %s)\n", aslr_why);
+  if (coarse) {
+    fputs("(placement: ", stdout);
+    for (k = 0; k < 2; k++)
+      if (program_coarse(&pr[k]))
+        printf("%s%s's data is aligned to %lu bytes, above its code's %lu", k && program_coarse(&pr[0]) ? "; " : "",
+               pr[k].label, pr[k].data_align, pr[k].code_align);
+    printf(": its code moved %s, and each function kept its offset within its cache lines;\n"
+           " a row is not called different by under %.0f%% on that ground alone: cannot judge)\n",
+           pr[0].step || pr[1].step ? "in 64-byte steps or more" : "not at all", 100 * PLACEMENT_ALLOWANCE);
+  }
   if (pr[0].names.count > nrows || pr[1].names.count > nrows)
     printf("(benchmarks only one program has are not compared: %zu in OLD, %zu in NEW, %zu in both)\n",
            pr[0].names.count, pr[1].names.count, nrows);
 }
 
-static void programs_json(const struct options *o, struct program_row *rows, size_t nrows, long n, int status,
-                       int aslr_kept)
+/* A program's copies' code offsets, one per pair (null: not moved). */
+static void json_offsets(const struct program *p, long n)
+{
+  long i;
+  fputs("[", stdout);
+  for (i = 0; i < n; i++) {
+    if (i) fputs(", ", stdout);
+    if (p->offsets[i] >= 0) printf("%ld", p->offsets[i]);
+    else fputs("null", stdout);
+  }
+  fputs("]", stdout);
+}
+
+static void programs_json(const struct options *o, const struct program *pr, struct program_row *rows,
+                          size_t nrows, long n, int status, int aslr_kept, int coarse)
 {
   struct comparison_head h;
   struct comparison_row c;
@@ -365,6 +454,12 @@ static void programs_json(const struct options *o, struct program_row *rows, siz
   json_key("max_pairs", 0), printf("%ld", o->tolerance > 0 ? o->max_executions : o->executions);
   json_key("seconds", 0), json_number(o->seconds);
   json_key("aslr_kept", 0), fputs(aslr_kept ? "true" : "false", stdout);
+  json_key("old_code_offsets", 0), json_offsets(&pr[0], n);
+  json_key("new_code_offsets", 0), json_offsets(&pr[1], n);
+  json_key("old_code_step", 0), printf("%lu", pr[0].step);
+  json_key("new_code_step", 0), printf("%lu", pr[1].step);
+  json_key("old_not_moved_why", 0), pr[0].step ? (void)fputs("null", stdout) : json_string(pr[0].unmoved);
+  json_key("new_not_moved_why", 0), pr[1].step ? (void)fputs("null", stdout) : json_string(pr[1].unmoved);
   comparison_rows();
   for (r = 0; r < nrows; r++) {
     struct program_row *row = &rows[r];
@@ -372,7 +467,8 @@ static void programs_json(const struct options *o, struct program_row *rows, siz
     c.ratio = row->r, c.low = row->low, c.high = row->high;
     c.old_figure = row->old_figure, c.new_figure = row->new_figure;
     comparison_row(&c, o->tolerance, r == 0);
-    printf(",\n     \"pairs\": %ld, \"left_out\": %ld", row->used, row->disturbed);
+    printf(",\n     \"pairs\": %ld, \"left_out\": %ld, \"placement_coarse\": %s", row->used, row->disturbed,
+           coarse ? "true" : "false");
     fputs(",\n     \"ratio_samples\": ", stdout), json_numbers(row->ratio, n);
     comparison_row_end();
   }
@@ -390,7 +486,7 @@ int programs_compare(const struct options *o, const char *root)
   char why[512], aslr_why[160] = "";
   unsigned long long rng = (unsigned long long)time(0) * 0x9e3779b97f4a7c15ULL ^ (unsigned long long)getpid() << 20;
   int status = CPUCYCLES_EXIT_ERROR, j, looks = o->tolerance > 0 && o->max_executions > o->executions ? 2 : 1;
-  int aslr_kept = 1, undecided = 0;
+  int aslr_kept = 1, undecided = 0, coarse = 0;
   long n = o->executions, p;
   struct cpucycles_gbench_options go;
 
@@ -401,6 +497,8 @@ int programs_compare(const struct options *o, const char *root)
     pr[j].label = j ? "NEW" : "OLD", pr[j].path = build_path(o, j);
     if (root && root[0] && o->copies[j][0] == '/') snprintf(pr[j].copy, sizeof pr[j].copy, "%s", o->copies[j]);
     if (pr[j].copy[0] && read_program(&pr[j]) != 0) pr[j].copy[0] = 0;
+    if (!pr[j].copy[0]) pr[j].step = 0, snprintf(pr[j].unmoved, sizeof pr[j].unmoved, "not copied: --no-copy, or no directory for the copies");
+    if (!(pr[j].offsets = malloc((size_t)o->max_executions * sizeof *pr[j].offsets))) goto oom;
     if (cpucycles_gbench_list(pr[j].path, o->filter, &go, &pr[j].names, why, sizeof why) != 0) {
       complain("%s %s: %s", pr[j].label, pr[j].path, why);
       goto end;
@@ -440,16 +538,17 @@ int programs_compare(const struct options *o, const char *root)
   }
   if ((status = run_pairs(o, pr, rows, nrows, 0, n, old_first, &rng, &aslr_kept, aslr_why, sizeof aslr_why)) != 0)
     goto end;
-  status = judge_rows(o, rows, nrows, n, looks, x);
+  coarse = program_coarse(&pr[0]) || program_coarse(&pr[1]);
+  status = judge_rows(o, rows, nrows, n, looks, x, coarse);
   for (i = 0; i < nrows; i++) undecided |= rows[i].j.undecided;
   if (looks == 2 && undecided && status != CPUCYCLES_EXIT_SLOWER) {
     if ((status = run_pairs(o, pr, rows, nrows, n, o->max_executions - n, old_first, &rng, &aslr_kept, aslr_why,
                             sizeof aslr_why)) != 0)
       goto end;
     n = o->max_executions;
-    status = judge_rows(o, rows, nrows, n, looks, x);
+    status = judge_rows(o, rows, nrows, n, looks, x, coarse);
   }
-  if (o->format == FORMAT_JSON) programs_json(o, rows, nrows, n, status, aslr_kept);
+  if (o->format == FORMAT_JSON) programs_json(o, pr, rows, nrows, n, status, aslr_kept, coarse);
   else if (o->format == FORMAT_MARKDOWN) {
     struct comparison_head h;
     struct comparison_row *c = calloc(nrows, sizeof *c);
@@ -466,7 +565,7 @@ int programs_compare(const struct options *o, const char *root)
     comparison_markdown(&h, o->command, c, nrows, 1, n, "pairs of runs");
     free(c);
   } else
-    programs_text(o, pr, rows, nrows, n, aslr_kept, aslr_why);
+    programs_text(o, pr, rows, nrows, n, aslr_kept, aslr_why, coarse);
   goto end;
 oom:
   complain("out of memory");
@@ -474,6 +573,6 @@ oom:
 end:
   for (i = 0; rows && i < nrows; i++) free(rows[i].ratio), free(rows[i].old_seconds), free(rows[i].new_seconds);
   free(rows), free(old_first), free(x);
-  for (j = 0; j < 2; j++) cpucycles_gbench_names_free(&pr[j].names), free(pr[j].bytes);
+  for (j = 0; j < 2; j++) cpucycles_gbench_names_free(&pr[j].names), free(pr[j].bytes), free(pr[j].offsets);
   return status;
 }
