@@ -231,10 +231,12 @@ CPUCYCLES_API int cpucycles_bench(void (*fn)(void *), void *arg, const struct cp
  * latency scales otherwise); cpucycles_bench_format_with_speed() saves it
  * beside the result, and cpucycles-info --compare divides each execution's
  * figure by it.  The reference's runs are disturbed and excluded as fn's
- * are, and cost about a seventh more time. */
+ * are; each has a run of the null benchmark beside it, as many calls,
+ * whose cycles are taken off (the reads' cost is not the chain's). */
 struct cpucycles_bench_speed {
-  double reference;         /* cycles a run of the reference took: the median
-                               of those kept (0 when none was) */
+  double reference;         /* cycles a chain of the reference took: the median
+                               of the runs kept, less the null runs' beside them,
+                               over the chains a run made (0 when none was kept) */
   long long reference_runs; /* runs of it made and kept */
   unsigned int flags;       /* CPUCYCLES_BENCH_DRIFT: its first and second halves
                                differ by over 5% (the speed changed while fn was

@@ -161,7 +161,7 @@ static void run(const struct cpucycles_bench_clock *c, void (*fn)(void *), void 
 {
   long long ticks[BATCH_MAX], null_ticks[BATCH_MAX], ref_ticks[BATCH_MAX], ref_null_ticks[BATCH_MAX],
       batch = 1, b, i, before, after, fastest, done = 0;
-  unsigned char moved[BATCH_MAX], null_moved = 0, ref_moved = 0;
+  unsigned char moved[BATCH_MAX], null_moved = 0, ref_moved = 0, ref_null_moved = 0;
 
   while (runs > 0) {
     b = runs < batch ? runs : batch;
@@ -177,12 +177,10 @@ static void run(const struct cpucycles_bench_clock *c, void (*fn)(void *), void 
       ref_ticks[i] = -1;
       if (rk && (done + i) % REFERENCE_EVERY == 0) {
         int null_first = ((done + i) / REFERENCE_EVERY) & 1;
-        if (null_first) ref_null_ticks[i] = timed_run(c, null_function, 0, ref_calls, &null_moved);
-        moved[i] |= null_first && null_moved;
+        if (null_first) ref_null_ticks[i] = timed_run(c, null_function, 0, ref_calls, &ref_null_moved);
         ref_ticks[i] = timed_run(c, reference_function, 0, ref_calls, &ref_moved);
-        moved[i] |= ref_moved;
-        if (!null_first) ref_null_ticks[i] = timed_run(c, null_function, 0, ref_calls, &null_moved);
-        moved[i] |= !null_first && null_moved;
+        if (!null_first) ref_null_ticks[i] = timed_run(c, null_function, 0, ref_calls, &ref_null_moved);
+        moved[i] |= ref_moved | ref_null_moved;
       }
     }
     after = c->switches();
