@@ -175,8 +175,10 @@ long cpucycles_bench_format(char *buf, unsigned long size, int format, const cha
 long cpucycles_compare_format(char *buf, unsigned long size, int format, const char *name_a,
                               const char *name_b, const struct cpucycles_compare_result *r)
 {
-  struct cpucycles_out o;
+  struct cpucycles_out o, said;
   struct record w;
+  struct cpucycles_judgement j;
+  char says[128];
   if (!known_format(format) || (!r && format != CPUCYCLES_FORMAT_CSV_HEADER)) return -1;
   cpucycles_out_start(&o, buf, size);
   w.o = &o, w.format = format, w.fields = 0, w.in_row = 0;
@@ -192,15 +194,17 @@ long cpucycles_compare_format(char *buf, unsigned long size, int format, const c
   open_row(&w);
   string_field(&w, "name", name_b ? name_b : "B");
   string_field(&w, "verdict", r ? cpucycles_compare_verdict_name(r->verdict) : "");
-  /* the members every comparison's row has (cpucycles_bench(3), JSON): at
-   * tolerance 0 slower is beyond it, and a result has no reason against
-   * a verdict (a disturbed comparison is no result) */
+  /* the members every comparison's row has (cpucycles_bench(3), JSON),
+   * from the judgement the verdict stands for (at tolerance 0; a result
+   * has no reason against a verdict: a disturbed comparison is none) */
+  cpucycles_judgement_at_zero(r ? r->verdict : CPUCYCLES_VERDICT_INDISTINGUISHABLE, &j);
+  cpucycles_out_start(&said, says, sizeof says);
+  cpucycles_verdict_phrase(&said, &j, 0);
   field(&w, "beyond_tolerance");
-  if (w.format != CPUCYCLES_FORMAT_CSV_HEADER)
-    cpucycles_out_str(&o, r && r->verdict == CPUCYCLES_COMPARE_B_SLOWER ? "true" : "false");
+  if (w.format != CPUCYCLES_FORMAT_CSV_HEADER) cpucycles_out_str(&o, j.beyond ? "true" : "false");
   field(&w, "reasons");
   if (w.format == CPUCYCLES_FORMAT_JSON) cpucycles_out_str(&o, "[]");
-  string_field(&w, "says", r ? cpucycles_compare_verdict_name(r->verdict) : "");
+  string_field(&w, "says", r ? says : "");
   number(&w, "ratio", r ? r->ratio : 0);
   number(&w, "ratio_low", r ? r->ratio_low : 0);
   number(&w, "ratio_high", r ? r->ratio_high : 0);
@@ -218,7 +222,7 @@ long cpucycles_compare_format(char *buf, unsigned long size, int format, const c
   integer(&w, "b_first", r ? r->b_first : 0);
   flags(&w, r ? r->flags : 0);
   close_row(&w);
-  integer(&w, "status", r && r->verdict == CPUCYCLES_COMPARE_B_SLOWER ? CPUCYCLES_EXIT_SLOWER : CPUCYCLES_EXIT_NOT_SLOWER);
+  integer(&w, "status", j.status);
   environment(&w);
   return finish(&w);
 }

@@ -276,18 +276,25 @@ void cpucycles_judge(double low, double high, double tolerance, unsigned int rea
   status_of(exit_faster, j);
 }
 
+void cpucycles_judgement_at_zero(int verdict, struct cpucycles_judgement *j)
+{
+  memset(j, 0, sizeof *j);
+  j->verdict = verdict;
+  j->beyond = verdict == CPUCYCLES_VERDICT_SLOWER;
+  j->faster_beyond = verdict == CPUCYCLES_VERDICT_FASTER;
+  status_of(0, j);
+}
+
 void cpucycles_judge_difference(double low, double high, unsigned int reasons, int exit_faster,
                                 struct cpucycles_judgement *j)
 {
   memset(j, 0, sizeof *j);
   if (!(low <= high) || !isfinite(low) || !isfinite(high)) reasons |= CPUCYCLES_REASON_NO_FIGURE;
-  else {
-    j->verdict = low > 0    ? CPUCYCLES_VERDICT_SLOWER
-                 : high < 0 ? CPUCYCLES_VERDICT_FASTER
-                            : CPUCYCLES_VERDICT_INDISTINGUISHABLE;
-    j->beyond = j->verdict == CPUCYCLES_VERDICT_SLOWER;
-    j->faster_beyond = j->verdict == CPUCYCLES_VERDICT_FASTER;
-  }
+  else
+    cpucycles_judgement_at_zero(low > 0    ? CPUCYCLES_VERDICT_SLOWER
+                                : high < 0 ? CPUCYCLES_VERDICT_FASTER
+                                           : CPUCYCLES_VERDICT_INDISTINGUISHABLE,
+                                j);
   j->reasons = reasons;
   if (reasons) {
     j->verdict = CPUCYCLES_VERDICT_CANNOT_JUDGE;

@@ -133,6 +133,11 @@ struct cpucycles_judgement {
 void cpucycles_judge(double low, double high, double tolerance, unsigned int reasons, int exit_faster,
                      struct cpucycles_judgement *j);
 
+/* The judgement behind a verdict given at tolerance 0 with no reason
+ * against it (a cpucycles_bench_compare() result's): slower is beyond the
+ * tolerance, faster beyond it the other way. */
+void cpucycles_judgement_at_zero(int verdict, struct cpucycles_judgement *j);
+
 /* Where there is no ratio (OLD measures nothing: an empty function), the
  * interval of the difference NEW - OLD against 0: only a tolerance of 0
  * can be exceeded. */
