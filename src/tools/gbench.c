@@ -300,13 +300,13 @@ void cpucycles_gbench_free(struct cpucycles_gbench *gb)
   memset(gb, 0, sizeof *gb);
 }
 
-/* Whether a component of the run's name (between '/') is word. */
+/* Whether a component of the run's name after its first (GB appends
+ * "/real_time" to a family's name and arguments) is word. */
 static int has_component(const char *name, size_t length, const char *word)
 {
   size_t n = strlen(word), i;
-  for (i = 0; i + n <= length; i++)
-    if ((i == 0 || name[i - 1] == '/') && !memcmp(name + i, word, n) && (i + n == length || name[i + n] == '/'))
-      return 1;
+  for (i = 1; i + n <= length; i++)
+    if (name[i - 1] == '/' && !memcmp(name + i, word, n) && (i + n == length || name[i + n] == '/')) return 1;
   return 0;
 }
 
@@ -319,11 +319,6 @@ static int uses_real_time(const struct cpucycles_gbench_entry *e)
 double cpucycles_gbench_seconds(const struct cpucycles_gbench_entry *e)
 {
   return uses_real_time(e) ? e->real_seconds : e->cpu_seconds;
-}
-
-const char *cpucycles_gbench_time_name(const struct cpucycles_gbench_entry *e)
-{
-  return uses_real_time(e) ? "real time" : "CPU time";
 }
 
 int cpucycles_gbench_filter(char *buf, size_t size, const char *name, size_t length)

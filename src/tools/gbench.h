@@ -95,10 +95,8 @@ void cpucycles_gbench_free(struct cpucycles_gbench *gb);
  * ".../real_time" or ".../manual_time").  CPU time is what a busy
  * neighbour on the CPU leaves alone: the process is not charged while the
  * neighbour runs, and the wall clock is (beside a busy loop the same
- * program's real time per iteration varied by 40% between runs).
- * cpucycles_gbench_time_name(): "CPU time" or "real time". */
+ * program's real time per iteration varied by 40% between runs). */
 double cpucycles_gbench_seconds(const struct cpucycles_gbench_entry *e);
-const char *cpucycles_gbench_time_name(const struct cpucycles_gbench_entry *e);
 
 /* A --benchmark_filter that selects the benchmark named name[0..length-1]
  * and no other: "^name$", each character a POSIX extended regular
