@@ -7,10 +7,11 @@
  * The input is the file, exactly its bytes.  Its first byte also picks
  * the offset (a multiple of the step).  Checked besides the sanitizers: a
  * refusal has a one-line printable reason; an accepted object's copy is
- * 4096 + offset bytes longer than it plus its program headers, which its
- * new ELF header points at, past the moved bytes; each loaded segment's
- * offset stays congruent to its address modulo a page, and none lies
- * beyond the copy. */
+ * 4096 + offset bytes longer than it, its program headers right after its
+ * ELF header under the first loaded segment (a PT_PHDR first, naming
+ * them; a PT_INTERP before any loaded segment); the loaded segments
+ * ascend, each after the first in a page above it, each one's offset
+ * congruent to its address modulo a page, none beyond the copy. */
 #include "compare/elf-shift.c"
 
 static void check_reason(const char *why)
@@ -49,13 +50,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     abort();
   {
     int loads = 0;
+    unsigned long long last = 0;
     for (i = 0; i < eh.e_phnum; i++) {
       Elf64_Phdr ph;
       memcpy(&ph, out + eh.e_phoff + (size_t)i * sizeof ph, sizeof ph);
       if (ph.p_type == PT_PHDR &&
           (i != 0 || ph.p_offset != eh.e_phoff || ph.p_filesz != eh.e_phnum * sizeof(Elf64_Phdr)))
         abort();
+      if (ph.p_type == PT_INTERP && loads) abort();
       if (ph.p_type != PT_LOAD) continue;
+      if (loads && (ph.p_vaddr < PAGE || ph.p_vaddr < last)) abort();
+      last = ph.p_vaddr;
       if (loads++ == 0 && (ph.p_offset != 0 || ph.p_vaddr != 0 ||
                            ph.p_filesz < eh.e_phoff + eh.e_phnum * sizeof(Elf64_Phdr)))
         abort();

@@ -23,9 +23,9 @@
  * which a move of everything leaves right.  The section headers are not
  * carried over (the loader does not read them).  Anything this cannot
  * vouch for (REL or packed relocations, an unknown dynamic entry or
- * relocation type, a PT_PHDR segment, absolute unwind-table pointers, a
- * section aligned to a page) is refused with a reason, before anything
- * is written. */
+ * relocation type, two PT_PHDR segments, absolute unwind-table pointers,
+ * a section aligned to a page, a static PIE, an ET_EXEC) is refused with
+ * a reason, before anything is written. */
 #include "elf-shift.h"
 #include <elf.h>
 #include <stdint.h>
@@ -38,6 +38,9 @@
 #define TAG_RELRSZ 35
 #define TAG_RELR 36
 #define TAG_RELRENT 37
+#ifndef DF_1_PIE
+#define DF_1_PIE 0x08000000
+#endif
 #define TAG_FEATURE_1 0x6ffffdfc
 #define TAG_X86_64_PLT 0x70000000
 #define TAG_X86_64_PLTSZ 0x70000001
@@ -148,7 +151,8 @@ static int analyse(struct object *o, const unsigned char *p, size_t n, const cha
   Elf64_Addr rela = 0, jmprel = 0, symtab = 0;
   unsigned long align = 16;
   long long pltrel = DT_RELA;
-  int i, have_dynamic = 0, have_interp = 0, have_phdr = 0;
+  int i, have_dynamic = 0, have_interp = 0, have_phdr = 0, have_load = 0;
+  unsigned long long last_load = 0;
   size_t t;
 
   memset(o, 0, sizeof *o);
@@ -178,6 +182,9 @@ static int analyse(struct object *o, const unsigned char *p, size_t n, const cha
       return refuse(why, "a segment lies outside the file or memory it can have");
     if (ph->p_type == PT_LOAD && (ph->p_vaddr - ph->p_offset) % PAGE != 0)
       return refuse(why, "a segment's offset and address differ by other than whole pages");
+    if (ph->p_type == PT_LOAD && have_load && ph->p_vaddr < last_load)
+      return refuse(why, "its loaded segments are not in the order of their addresses");
+    if (ph->p_type == PT_LOAD) have_load = 1, last_load = ph->p_vaddr;
     if (ph->p_type == PT_TLS && ph->p_align > align) {
       if (ph->p_align & (ph->p_align - 1)) return refuse(why, "its thread-local storage's alignment is not a power of two");
       if (ph->p_align >= PAGE) return refuse(why, "its thread-local storage is aligned to a page or more");
@@ -336,7 +343,7 @@ int cpucycles_elf_shift(const unsigned char *image, size_t size, unsigned long o
   *out = 0, *out_size = 0;
   if (analyse(&o, image, size, why) != 0) return -1;
   if (offset >= PAGE || offset % o.step) return refuse(why, "the offset is not a multiple of the step below a page");
-  if (size > (size_t)-1 - 3 * PAGE - MAX_PHDRS * sizeof(Elf64_Phdr)) return refuse(why, "too large");
+  if (size > (size_t)-1 - 2 * PAGE) return refuse(why, "too large");
   total = k + size;
   q = calloc(1, total);
   if (!q) return refuse(why, "out of memory");
@@ -388,32 +395,35 @@ int cpucycles_elf_shift(const unsigned char *image, size_t size, unsigned long o
     free(q);
     return -1;
   }
-  /* the headers' own segment, first, in the page below the others; a
-   * program's PT_PHDR (which must come before any loaded segment) names
-   * them there */
+  /* the headers' own segment, in the page below the others, the first
+   * loaded one; before it a program's PT_PHDR, naming the headers there,
+   * and its PT_INTERP (both must precede any loaded segment) */
   {
-    Elf64_Phdr headers_segment, program_headers;
-    int n = 0, phdr = -1;
-    for (i = 0; i < o.eh.e_phnum; i++)
-      if (o.ph[i].p_type == PT_PHDR) phdr = i;
-    if (phdr >= 0) {
-      program_headers = o.ph[phdr];
-      memmove(&o.ph[phdr], &o.ph[phdr + 1], (size_t)(o.eh.e_phnum - phdr - 1) * sizeof(Elf64_Phdr));
-      o.eh.e_phnum--;
+    Elf64_Phdr ordered[MAX_PHDRS];
+    int n = 0, pass;
+    headers = sizeof o.eh + (size_t)(o.eh.e_phnum + 1) * sizeof(Elf64_Phdr); /* <= 64 + 64 * 56 < k */
+    for (pass = 0; pass < 4; pass++) {
+      if (pass == 2) {
+        memset(&ordered[n], 0, sizeof ordered[n]);
+        ordered[n].p_type = PT_LOAD, ordered[n].p_flags = PF_R, ordered[n].p_align = PAGE;
+        ordered[n].p_filesz = ordered[n].p_memsz = headers;
+        n++;
+        continue;
+      }
+      for (i = 0; i < o.eh.e_phnum; i++) {
+        Elf64_Word type = o.ph[i].p_type;
+        if (pass == 0 ? type != PT_PHDR : pass == 1 ? type != PT_INTERP : type == PT_PHDR || type == PT_INTERP)
+          continue;
+        ordered[n] = o.ph[i];
+        if (type == PT_PHDR) {
+          ordered[n].p_offset = ordered[n].p_vaddr = ordered[n].p_paddr = sizeof o.eh;
+          ordered[n].p_filesz = ordered[n].p_memsz = (o.eh.e_phnum + 1) * sizeof(Elf64_Phdr);
+        }
+        n++;
+      }
     }
-    headers = sizeof o.eh + (size_t)(o.eh.e_phnum + 1 + (phdr >= 0)) * sizeof(Elf64_Phdr); /* < k */
-    memset(&headers_segment, 0, sizeof headers_segment);
-    headers_segment.p_type = PT_LOAD, headers_segment.p_flags = PF_R, headers_segment.p_align = PAGE;
-    headers_segment.p_filesz = headers_segment.p_memsz = headers;
-    n = 1 + (phdr >= 0);
-    memmove(&o.ph[n], &o.ph[0], o.eh.e_phnum * sizeof(Elf64_Phdr));
-    o.eh.e_phnum = (Elf64_Half)(o.eh.e_phnum + n);
-    if (phdr >= 0) {
-      program_headers.p_offset = program_headers.p_vaddr = program_headers.p_paddr = sizeof o.eh;
-      program_headers.p_filesz = program_headers.p_memsz = o.eh.e_phnum * sizeof(Elf64_Phdr);
-      o.ph[0] = program_headers;
-    }
-    o.ph[n - 1] = headers_segment;
+    o.eh.e_phnum = (Elf64_Half)n;
+    memcpy(o.ph, ordered, (size_t)n * sizeof(Elf64_Phdr));
   }
   memcpy(q + sizeof o.eh, o.ph, o.eh.e_phnum * sizeof(Elf64_Phdr));
   o.eh.e_phoff = sizeof o.eh;
