@@ -180,6 +180,14 @@ int mirror_make(const char *root, const char *label, const char *path, char *cop
                 size_t why_size);
 /* root and everything in it (links, never what they lead to). */
 void mirror_remove(const char *root);
+/* A fresh file at copy (mirror_make()'s place, which earlier runs may
+ * have used: a new file, so new physical pages under the code) holding
+ * image; on x86-64 with its code moved to a random offset within its
+ * pages, a multiple of the step its alignment allows (elf-shift.h):
+ * *offset and *step, or *offset -1 with why saying why it was not moved
+ * (the copy is then the file as it is).  0, or -1 with why (no copy). */
+int mirror_copy(const unsigned char *image, size_t image_size, const char *copy, unsigned long long *seed,
+                long *offset, unsigned long *step, char *why, size_t why_size);
 
 /* ---- driver.c: the parent's side ---- */
 

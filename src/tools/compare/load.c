@@ -100,67 +100,6 @@ struct loading {
   char why[200];
 };
 
-/* A fresh file at copy (mirror.c's place, which the run's previous
- * executions may have used: a new file, so new physical pages under the
- * code) holding the image; on x86-64 with its code moved to a random
- * offset within its pages, a multiple of the step its alignment allows
- * (elf-shift.h): l->offset and l->step, or -1 with l->why when the object
- * cannot be moved (then the copy is the file as it is).  0, or -1 with
- * l->why. */
-static int fresh_copy(const unsigned char *image, size_t image_size, const char *copy,
-                      unsigned long long *seed, struct loading *l)
-{
-  unsigned char *moved = 0;
-  const unsigned char *bytes;
-  const char *why = "not on x86-64 (only there is its code moved within its pages)";
-  size_t moved_size = 0, done, length;
-  ssize_t w;
-  int out, tries;
-  l->offset = -1;
-#if defined(__x86_64__)
-  l->step = cpucycles_elf_shift_step(image, image_size, &why);
-  /* an offset at which two segments would share a page badly is
-   * refused: another draw, a few times */
-  for (tries = 0; l->step && tries < 8 && !moved; tries++) {
-    l->offset = (long)((cpucycles_xorshift(seed) >> 11) % (4096 / l->step) * l->step);
-    if (cpucycles_elf_shift(image, image_size, (unsigned long)l->offset, &moved, &moved_size, &why) != 0)
-      l->offset = -1;
-  }
-#else
-  (void)tries, (void)seed;
-#endif
-  unlink(copy);
-  out = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
-  if (out < 0) {
-    snprintf(l->why, sizeof l->why, "cannot make its copy: %s", strerror(errno));
-    free(moved);
-    l->offset = -1;
-    return -1;
-  }
-  bytes = moved ? moved : image;
-  length = moved ? moved_size : image_size;
-  for (done = 0; done < length; done += (size_t)w)
-    if ((w = write(out, bytes + done, length - done)) <= 0) {
-      if (w < 0 && errno == EINTR) {
-        w = 0;
-        continue;
-      }
-      snprintf(l->why, sizeof l->why, "cannot write its copy: %s", w < 0 ? strerror(errno) : "no room");
-      free(moved);
-      close(out);
-      l->offset = -1;
-      return -1;
-    }
-  free(moved);
-  if (close(out) != 0) {
-    snprintf(l->why, sizeof l->why, "cannot write its copy: %s", strerror(errno));
-    l->offset = -1;
-    return -1;
-  }
-  if (l->offset < 0) snprintf(l->why, sizeof l->why, "%s", why);
-  return 0;
-}
-
 /* A name dlopen() takes as the file itself: one without a slash would be
  * searched for on the library path (another file of that name, or none),
  * not in the working directory where the parent found it. */
@@ -196,7 +135,7 @@ static void *load_copy(const char *path, const char *copy, unsigned long long *s
   if (!(image = read_all(path, &image_size, l->why, sizeof l->why))) return 0;
   if (cpucycles_elf_alignments(image, image_size, &l->code_align, &l->data_align) != 0)
     l->code_align = l->data_align = 0;
-  if (fresh_copy(image, image_size, copy, seed, l) == 0) {
+  if (mirror_copy(image, image_size, copy, seed, &l->offset, &l->step, l->why, sizeof l->why) == 0) {
     dlerror();
     if (!(h = open_in(copy, RTLD_NOW | RTLD_LOCAL))) {
       error = dlerror();

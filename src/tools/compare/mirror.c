@@ -23,6 +23,8 @@
  * a run and removed at its end, or when a signal ends it (the links, never
  * what they lead to). */
 #include "compare-tool.h"
+#include "elf-shift.h"
+#include "rng.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +36,61 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+/* The copy written (compare-tool.h says what it holds). */
+int mirror_copy(const unsigned char *image, size_t image_size, const char *copy, unsigned long long *seed,
+                long *offset, unsigned long *step, char *why, size_t why_size)
+{
+  unsigned char *moved = 0;
+  const unsigned char *bytes;
+  const char *unmoved = "not on x86-64 (only there is its code moved within its pages)";
+  size_t moved_size = 0, done, length;
+  ssize_t w;
+  int out, tries;
+  *offset = -1, *step = 0;
+#if defined(__x86_64__)
+  *step = cpucycles_elf_shift_step(image, image_size, &unmoved);
+  /* an offset at which two segments would share a page badly is
+   * refused: another draw, a few times */
+  for (tries = 0; *step && tries < 8 && !moved; tries++) {
+    *offset = (long)((cpucycles_xorshift(seed) >> 11) % (4096 / *step) * *step);
+    if (cpucycles_elf_shift(image, image_size, (unsigned long)*offset, &moved, &moved_size, &unmoved) != 0)
+      *offset = -1;
+  }
+#else
+  (void)tries, (void)seed;
+#endif
+  unlink(copy);
+  out = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+  if (out < 0) {
+    snprintf(why, why_size, "cannot make its copy: %s", strerror(errno));
+    free(moved);
+    *offset = -1;
+    return -1;
+  }
+  bytes = moved ? moved : image;
+  length = moved ? moved_size : image_size;
+  for (done = 0; done < length; done += (size_t)w)
+    if ((w = write(out, bytes + done, length - done)) <= 0) {
+      if (w < 0 && errno == EINTR) {
+        w = 0;
+        continue;
+      }
+      snprintf(why, why_size, "cannot write its copy: %s", w < 0 ? strerror(errno) : "no room");
+      free(moved);
+      close(out);
+      *offset = -1;
+      return -1;
+    }
+  free(moved);
+  if (close(out) != 0) {
+    snprintf(why, why_size, "cannot write its copy: %s", strerror(errno));
+    *offset = -1;
+    return -1;
+  }
+  if (*offset < 0) snprintf(why, why_size, "%s", unmoved);
+  return 0;
+}
 
 /* ROOT made: 0, or -1 with why. */
 int mirror_root(char *root, size_t size, char *why, size_t why_size)

@@ -117,46 +117,19 @@ static int read_program(struct program *p)
 
 /* A fresh copy of p (new physical pages under its code) where mirror.c
  * placed it, its code moved to a random offset within its pages where it
- * can be (*offset, else -1), run from there: the path to run, the copy or
- * the file itself when no copy can be made. */
+ * can be (*offset, else -1, and p->unmoved says why), run from there: the
+ * path to run, the copy or the file itself when no copy can be made. */
 static const char *fresh(struct program *p, unsigned long long *rng, long *offset)
 {
-  unsigned char *moved = 0;
-  const unsigned char *bytes = p->bytes;
-  size_t done = 0, size = p->size, moved_size;
-  ssize_t w;
-  int fd, tries;
-  const char *why;
+  unsigned long step;
+  char why[200];
   *offset = -1;
   if (!p->copy[0] || !p->bytes) return p->path;
-  /* an offset at which two segments would share a page badly is
-   * refused: another draw, a few times */
-  for (tries = 0; p->step && tries < 8 && !moved; tries++) {
-    long at = (long)((cpucycles_xorshift(rng) >> 11) % (4096 / p->step) * p->step);
-    if (cpucycles_elf_shift(p->bytes, p->size, (unsigned long)at, &moved, &moved_size, &why) == 0)
-      bytes = moved, size = moved_size, *offset = at;
-  }
-  unlink(p->copy);
-  if ((fd = open(p->copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700)) < 0) {
-    free(moved);
-    *offset = -1;
+  if (mirror_copy(p->bytes, p->size, p->copy, rng, offset, &step, why, sizeof why) != 0) {
+    snprintf(p->unmoved, sizeof p->unmoved, "%s", why);
     return p->path;
   }
-  while (done < size) {
-    if ((w = write(fd, bytes + done, size - done)) <= 0) {
-      if (w < 0 && errno == EINTR) continue;
-      close(fd);
-      free(moved);
-      *offset = -1;
-      return p->path;
-    }
-    done += (size_t)w;
-  }
-  free(moved);
-  if (close(fd) != 0) {
-    *offset = -1;
-    return p->path;
-  }
+  if (*offset < 0) snprintf(p->unmoved, sizeof p->unmoved, "%s", why);
   return p->copy;
 }
 
@@ -202,7 +175,7 @@ static double reference(void)
   return cpucycles_bench_speed_now(&s) == 0 && s.reference > 0 ? s.reference : NAN;
 }
 
-/* row's time in a run's output: its iteration entries' real seconds per
+/* row's time in a run's output: its iteration entries' seconds per
  * iteration (the mean of its repetitions, when its code asks for them);
  * -1 when the run has no such entry; -2 when one failed (its message in
  * *message). */
@@ -366,6 +339,7 @@ static void programs_text(const struct options *o, const struct program *pr, str
 {
   size_t r, width = 9;
   int k;
+  long moved[2], p;
   char old_t[32], new_t[32], says[512], interval[64];
   struct cpucycles_out out;
   for (r = 0; r < nrows; r++)
@@ -379,13 +353,20 @@ static void programs_text(const struct options *o, const struct program *pr, str
          "the host's speed (each run divided by the harness's reference around it)",
          nrows && rows[0].looks > 1 ? "99.5" : "99", aslr_kept ? ", GB's attempt to turn it off refused" : "");
   if (pr[0].copy[0] && pr[1].copy[0]) printf(", a fresh copy of each program");
-  if (pr[0].step && pr[1].step)
+  /* the runs whose copy moved, by the offsets drawn */
+  for (k = 0; k < 2; k++)
+    for (moved[k] = 0, p = 0; p < n; p++) moved[k] += pr[k].offsets[p] >= 0;
+  if (moved[0] == n && moved[1] == n)
     printf(",\nand its code's offset within its pages (each copy moved, in steps of %lu and %lu bytes)\n", pr[0].step,
            pr[1].step);
   else {
     printf(";\nnot the code's offset within its pages for");
     for (k = 0; k < 2; k++)
-      if (!pr[k].step) printf("%s %s (%s)", k && !pr[0].step ? " nor" : "", pr[k].label, pr[k].unmoved);
+      if (moved[k] < n) {
+        printf("%s %s", k && moved[0] < n ? " nor" : "", pr[k].label);
+        if (moved[k]) printf(" in %ld of %ld runs", n - moved[k], n);
+        printf(" (%s)", pr[k].unmoved);
+      }
     putchar('\n');
   }
   printf("%-*s  %9s  %-21s  %10s  %10s  %s\n", (int)width, "benchmark", "new/old",
@@ -412,11 +393,10 @@ static void programs_text(const struct options *o, const struct program *pr, str
     fputs("(placement: ", stdout);
     for (k = 0; k < 2; k++)
       if (program_coarse(&pr[k]))
-        printf("%s%s's data is aligned to %lu bytes, above its code's %lu", k && program_coarse(&pr[0]) ? "; " : "",
-               pr[k].label, pr[k].data_align, pr[k].code_align);
-    printf(": its code moved %s, and each function kept its offset within its cache lines;\n"
-           " a row is not called different by under %.0f%% on that ground alone: cannot judge)\n",
-           pr[0].step || pr[1].step ? "in 64-byte steps or more" : "not at all", 100 * PLACEMENT_ALLOWANCE);
+        printf("%s%s's data is aligned to %lu bytes, above its code's %lu: its code moved %s", k && program_coarse(&pr[0]) ? "; " : "",
+               pr[k].label, pr[k].data_align, pr[k].code_align, pr[k].step ? "in 64-byte steps or more" : "not at all");
+    printf(";\n each function kept its offset within its cache lines, and a row is not called different\n"
+           " by under %.0f%% on that ground alone: cannot judge)\n", 100 * PLACEMENT_ALLOWANCE);
   }
   if (pr[0].names.count > nrows || pr[1].names.count > nrows)
     printf("(benchmarks only one program has are not compared: %zu in OLD, %zu in NEW, %zu in both)\n",
@@ -496,8 +476,11 @@ int programs_compare(const struct options *o, const char *root)
   for (j = 0; j < 2; j++) {
     pr[j].label = j ? "NEW" : "OLD", pr[j].path = build_path(o, j);
     if (root && root[0] && o->copies[j][0] == '/') snprintf(pr[j].copy, sizeof pr[j].copy, "%s", o->copies[j]);
-    if (pr[j].copy[0] && read_program(&pr[j]) != 0) pr[j].copy[0] = 0;
-    if (!pr[j].copy[0]) pr[j].step = 0, snprintf(pr[j].unmoved, sizeof pr[j].unmoved, "not copied: --no-copy, or no directory for the copies");
+    if (!pr[j].copy[0])
+      snprintf(pr[j].unmoved, sizeof pr[j].unmoved, "not copied: --no-copy, or no directory for the copies");
+    else if (read_program(&pr[j]) != 0)
+      pr[j].copy[0] = 0, pr[j].step = 0,
+      snprintf(pr[j].unmoved, sizeof pr[j].unmoved, "not copied: it cannot be read whole (at most 256 MiB)");
     if (!(pr[j].offsets = malloc((size_t)o->max_executions * sizeof *pr[j].offsets))) goto oom;
     if (cpucycles_gbench_list(pr[j].path, o->filter, &go, &pr[j].names, why, sizeof why) != 0) {
       complain("%s %s: %s", pr[j].label, pr[j].path, why);
