@@ -60,9 +60,11 @@ static void sum_bytes(void *arg)
 }
 
 /* One execution: measure, write the result as JSON to stdout, and its
- * figure on fd: cycles per call over the reference's cycles, and 1 when
- * the harness flagged its statistics (drift, spread, below resolution:
- * cpucycles-info --compare leaves such an execution out). */
+ * figure on fd (if not -1): cycles per call over the reference's cycles,
+ * and 1 when the harness flagged its statistics (drift, spread, below
+ * resolution: cpucycles-info --compare leaves such an execution out).
+ * save-json --one BYTES [FD] is one execution alone (a result to stdout:
+ * what tests/t-examples.sh runs under an emulator, ten times). */
 static int measure_once(size_t n, int fd)
 {
   static struct work w;
@@ -95,7 +97,7 @@ static int measure_once(size_t n, int fd)
   snprintf(figure, sizeof figure, "%.17g %d\n",
            speed.reference > 0 ? r.interquartile_mean / speed.reference : r.interquartile_mean,
            (r.flags & flagged) != 0);
-  return write(fd, figure, strlen(figure)) > 0 ? 0 : 1;
+  return fd < 0 || write(fd, figure, strlen(figure)) > 0 ? 0 : 1;
 }
 
 /* Student's t, two-sided 99%, for df degrees of freedom (df >= 4 here). */
@@ -132,8 +134,8 @@ int main(int argc, char **argv)
   FILE *f;
   pid_t pid;
 
-  if (argc == 4 && strcmp(argv[1], "--one") == 0)
-    return measure_once(strtoul(argv[2], 0, 10), atoi(argv[3]));
+  if ((argc == 3 || argc == 4) && strcmp(argv[1], "--one") == 0)
+    return measure_once(strtoul(argv[2], 0, 10), argc == 4 ? atoi(argv[3]) : -1);
   if (argc < 2 || argc > 4) {
     fprintf(stderr, "usage: save-json FILE [BYTES [EXECUTIONS]]\n");
     return 2;
@@ -169,11 +171,14 @@ int main(int argc, char **argv)
       snprintf(fd, sizeof fd, "%d", fds[1]);
       args[0] = argv[0], args[1] = one, args[2] = bytes, args[3] = fd, args[4] = 0;
       if (dup2(fileno(f), 1) < 0) _exit(126);
-      execv(argv[0], args);             /* run by a path, as usual */
-      execv("/proc/self/exe", args);    /* found on PATH */
+      if (strchr(argv[0], '/')) execv(argv[0], args); /* run by a path, as usual */
+      execv("/proc/self/exe", args);                   /* found on PATH */
       /* where this program cannot be run again (an emulator that runs
        * only the program it was given: ENOEXEC), this fresh process
-       * measures, in the layout it was forked with */
+       * measures, in the layout it was forked with: said once */
+      if (e == 0)
+        fprintf(stderr, "save-json: cannot run %s again (%s): each execution measures in a forked "
+                        "process, in this one's layout\n", argv[0], strerror(errno));
       _exit(measure_once(n, fds[1]));
     }
     close(fds[1]);
