@@ -209,14 +209,6 @@ static int run_fresh(void (*run)(void), const char *path)
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* The signal case in SIGNAL_CHILDREN fresh processes, BATCH at a time
- * (processes side by side are what made the heap corruption common: 36 to
- * 47 of 200 died on the code that printed with stdio), each within
- * DEADLINE_S seconds (a handler that deadlocks in stdio's lock would hang
- * it: it is killed and counted).  One check: every child exited 0 and
- * printed the lines, whole and once, before its MARK (the program's own
- * output is buffered by stdio and written at exit, after the trace's,
- * which is written at once). */
 /* AddressSanitizer (gcc's macro, clang's feature) */
 #if defined(__SANITIZE_ADDRESS__)
 #define SANITIZED_ADDRESS 1
@@ -228,6 +220,15 @@ static int run_fresh(void (*run)(void), const char *path)
 #ifndef SANITIZED_ADDRESS
 #define SANITIZED_ADDRESS 0
 #endif
+
+/* The signal case in SIGNAL_CHILDREN fresh processes, BATCH at a time
+ * (processes side by side are what made the heap corruption common: 36 to
+ * 47 of 200 died on the code that printed with stdio), each within
+ * DEADLINE_S seconds (a handler that deadlocks in stdio's lock would hang
+ * it: it is killed and counted).  One check: every child exited 0 and
+ * printed the lines, whole and once, before its MARK (the program's own
+ * output is buffered by stdio and written at exit, after the trace's,
+ * which is written at once). */
 #define SIGNAL_CHILDREN 200
 #define BATCH 8
 #define DEADLINE_S 20
