@@ -66,7 +66,7 @@ build plus10 4506
 # failure), scaled to $pairs
 row() {
   label=$1 new=$2 tolerance=$3 goal=$4
-  passed=0 failed=0 cannot=0 errors=0 i=0 flagged=0 executions=0
+  passed=0 failed=0 cannot=0 errors=0 i=0 flagged=0 executions=0 saved=0
   started=$(date +%s.%N)
   while [ $i -lt "$pairs" ]; do
     if env ${old_env:-} "$dir/old" "$dir/base.json" >/dev/null 2>&1 &&
@@ -76,6 +76,7 @@ row() {
       # how disturbed the machine was: the executions flagged drift or spread
       flagged=$((flagged + $(cat "$dir/base.json" "$dir/new.json" | grep -c '^  "flags": .*"\(drift\|spread\)"')))
       executions=$((executions + $(cat "$dir/base.json" "$dir/new.json" | grep -c '^  "flags": ')))
+      saved=$((saved + 1))
     else
       status=-1
     fi
@@ -99,7 +100,7 @@ row() {
   if [ "$ok" = 1 ]; then met=met; else met="NOT met"; fi
   printf '%-22s %4s%% %6d %6d %6d %6d %7s %5s %6s  %s: %s\n' "$label" "$tolerance" $passed $failed $cannot $errors \
     "$(awk -v f=$flagged -v n=$executions 'BEGIN { printf "%d%%", n ? 100 * f / n : 0 }')" \
-    "$(awk -v e=$executions -v n=$pairs 'BEGIN { printf "%.1f", e / n / 2 }')" "${seconds}s" "$what" "$met"
+    "$(awk -v e=$executions -v n=$saved 'BEGIN { printf "%.1f", n ? e / n / 2 : 0 }')" "${seconds}s" "$what" "$met"
 }
 
 echo "the saved-baseline gate (save-json until +-0.5%, then cpucycles-info --compare),"

@@ -156,7 +156,7 @@ compare() { # REV
 import json, sys
 d = json.load(open(sys.argv[1]))
 for r in d["rows"]:
-    print(sys.argv[2], r["name"], r["verdict"].replace(" ", "-"), r["ratio"])
+    print(sys.argv[2], r["name"], r["verdict"].replace(" ", "-"), "-" if r["ratio"] is None else r["ratio"])
 with open(sys.argv[1] + ".programs", "w") as f:
     f.write(d["old_program"] + "\n" + d["new_program"] + "\n")
 EOF
@@ -203,7 +203,7 @@ table() { # FILE WHO
   for rev in identical plus3 padded; do
     for name in BM_Fnv/1000 BM_Sum/4096 BM_Crc/512; do
       awk -v rev=$rev -v name=$name -v pairs="$pairs" -v who="$2" '
-        $1 == rev && $2 == name { n[$3]++; r[++k] = $4 }
+        $1 == rev && $2 == name { n[$3]++; seen++; if ($4 != "-") r[++k] = $4 }
         END {
           few = int((pairs + 19) / 20)
           for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
@@ -214,6 +214,8 @@ table() { # FILE WHO
             goal = sprintf("slower+faster <= %d, can'"'"'t <= %d", few, few)
             ok = n["slower"] + n["faster"] <= few && n["cannot-judge"] <= few
           }
+          # a comparison that failed gave no row: not met
+          if (seen < pairs) { goal = goal sprintf(", %d of %d comparisons missing", pairs - seen, pairs); ok = 0 }
           printf "%-10s %-12s %6d %6d %6d %6d  %-24s  %s%s\n", rev, name, n["slower"], n["faster"],
             n["indistinguishable"], n["cannot-judge"], range, who == "ours" ? goal ": " : "", who == "ours" ? (ok ? "met" : "NOT met") : ""
         }' "$1"
