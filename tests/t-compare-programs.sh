@@ -6,9 +6,10 @@
 # (exit 1); --filter; --format json (one comparison document, schema 2,
 # its rows one per benchmark and nothing else, names exact, verdict
 # words) and markdown (a header line with the command, a table worst
-# first, names in backticks); a program that re-executes itself without
-# address-space randomization, as GB >= 1.9.3 does, is kept from it (said
-# in the JSON) and its stack moves between runs; a shared object against
+# first, names in backticks) with --plot's SVG of the rows; a program
+# that re-executes itself without address-space randomization, as GB
+# >= 1.9.3 does, is kept from it (said in the JSON) and its stack moves
+# between runs; a shared object against
 # a program, and a program that is no GB program, refused (exit 2).  Only
 # what noise cannot change is asserted (tests/README.md): 3 times the
 # work, and no status but 0, 3 and 4 for one program against itself.
@@ -17,7 +18,7 @@
 set -u
 . "$top_srcdir/tests/tap.sh"
 tool="$top_builddir/libtool --mode=execute ${CPUCYCLES_PROBE_RUNNER:-} $top_builddir/cpucycles-compare"
-total=15
+total=16
 echo "1..$total"
 skip_all() { i=0; while [ $i -lt $total ]; do skip "cpucycles-compare on GB programs" "$1"; i=$((i + 1)); done; exit 0; }
 [ -z "${CPUCYCLES_PROBE_RUNNER:-}" ] || skip_all "run through a probe runner (the tool starts programs)"
@@ -78,7 +79,7 @@ else
   notok "--format json: exit $status"; sed 's/^/# /' "$dir/py" 2>/dev/null; show
 fi
 # the header counts BM_Work and any row noise calls slower at tolerance 0
-run $quick --format markdown "$old" "$dir/new"
+run $quick --format markdown --plot "$dir/plot.svg" "$old" "$dir/new"
 if [ $status -eq 1 ] && head -n 1 "$out" | grep -q '^\*\*cpucycles-compare\*\*: `.*new` against `.*gbench-fixture`: [1-4] slower' &&
    grep -q '^Command: `cpucycles-compare --executions 6 --seconds 0.02 --format markdown ' "$out" &&
    grep -q '^| benchmark | new/old | 99% interval | old | new | verdict |$' "$out" &&
@@ -87,6 +88,18 @@ if [ $status -eq 1 ] && head -n 1 "$out" | grep -q '^\*\*cpucycles-compare\*\*: 
   ok "--format markdown: the header, the command, a table worst first (BM_Work), names in backticks"
 else
   notok "--format markdown: exit $status, want 1, the header, the command and BM_Work first"; show
+fi
+if [ -f "$dir/plot.svg" ] && { ! command -v python3 >/dev/null 2>&1 || python3 -c '
+import sys, xml.etree.ElementTree as ET
+svg = "{http://www.w3.org/2000/svg}"
+rows = ET.parse(sys.argv[1]).getroot().findall(svg + "g")
+names = [r.find(svg + "text").text for r in rows]
+assert sorted(names) == ["BM_Shared/threads:2", "BM_Sum/4096", "BM_Sum/64", "BM_Work"], names
+assert names[0] == "BM_Work" and rows[0].findall(svg + "text")[1].text.startswith("slower "), names
+' "$dir/plot.svg" 2>"$dir/py"; }; then
+  ok "--plot beside --format markdown: an SVG of the four rows in the table's order, BM_Work first, slower"
+else
+  notok "--plot beside --format markdown: no picture of the rows"; sed 's/^/# /' "$dir/py" 2>/dev/null
 fi
 # one program against itself: never slower beyond 50% (no error either)
 run $quick --tolerance 50 "$old" "$old"

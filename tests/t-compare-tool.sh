@@ -10,7 +10,8 @@
 # threefold work shows); --tolerance (exit 1 only beyond it); OLD against
 # itself never an error, and exit 0 under a tolerance no noise reaches;
 # --symbol twice gives two rows; --json strict JSON with its fields;
-# --progress; on x86-64, each execution's copies moved to offsets within
+# --progress; --plot (an SVG picture, escaped, checked before measuring,
+# replacing its file only when whole); on x86-64, each execution's copies moved to offsets within
 # their pages that vary, are multiples of the step, and keep every address
 # right (tests/compare-moved.c aborts if one is wrong), an object with a
 # page-aligned section loaded unmoved with the reason in the output, and
@@ -57,7 +58,7 @@ out=$dir/out err=$dir/err
 quick="--executions 10 --seconds 0.05"
 # each run bounded, whatever the tool does: a hang is a failure, not a stuck suite
 if command -v timeout >/dev/null 2>&1; then bounded="timeout 120"; else bounded=; fi
-total=77
+total=81
 
 echo "1..$total"
 if [ -n "${CPUCYCLES_PROBE_RUNNER:-}" ]; then
@@ -266,6 +267,41 @@ if [ $status -eq 0 ] && row benchmark | grep -q ' slower, within the tolerance o
   ok "1.5 times the work, --tolerance 99: slower but within it, exit 0"
 else
   notok "1.5 times the work, --tolerance 99: exit $status, want slower within it and 0"; show
+fi
+# --plot: the report as without it, and an SVG picture (XML whose title
+# holds NEW's path with '&' and '<' escaped), one row, its dot right of
+# the tolerance's line; a directory, or a directory that is not there,
+# refused before anything is measured; a run that fails leaves the file
+# it names as it was
+cp "$dir/three.so" "$dir/a&b<c.so"
+run $quick --tolerance 50 --plot "$dir/plot.svg" "$dir/one.so" "$dir/a&b<c.so"
+if [ $status -eq 1 ] && row benchmark | grep -q ' slower, beyond the tolerance of 50%$' && [ -f "$dir/plot.svg" ] &&
+   { ! command -v python3 >/dev/null 2>&1 || python3 -c '
+import sys, xml.etree.ElementTree as ET
+svg = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+assert sys.argv[2] in root.find(svg + "text").text, root.find(svg + "text").text
+rows = root.findall(svg + "g")
+assert len(rows) == 1 and rows[0].get("class") == "row", rows
+texts = [t.text for t in rows[0].findall(svg + "text")]
+assert texts[0] == "benchmark" and texts[1].startswith("slower "), texts
+dot = float(rows[0].find(svg + "circle").get("cx"))
+tolerance = [l for l in root.findall(svg + "line") if l.get("stroke-dasharray")]
+assert len(tolerance) == 1 and dot > float(tolerance[0].get("x1")), (dot, tolerance)
+' "$dir/plot.svg" "$dir/a&b<c.so" 2>"$dir/py"; }; then
+  ok "--plot: the report, and an SVG of its row (slower, right of +50%), NEW's path escaped"
+else
+  notok "--plot: exit $status, want 1 and the picture"; sed 's/^/# /' "$dir/py" 2>/dev/null; show
+fi
+refused "--plot in a directory that is not there" "--plot '.*/nodir/p.svg': cannot write in .*/nodir: No such file" \
+  --plot "$dir/nodir/p.svg" "$dir/one.so" "$dir/three.so"
+refused "--plot naming a directory" "--plot '.*': a directory, not a file" --plot "$dir" "$dir/one.so" "$dir/three.so"
+echo kept >"$dir/kept.svg"
+run $quick --plot "$dir/kept.svg" "$dir/one.so" "$dir/crash.so"
+if [ $status -eq 2 ] && [ "$(cat "$dir/kept.svg")" = kept ] && [ -z "$(ls "$dir" | grep 'kept.svg.')" ]; then
+  ok "--plot and a run that fails: exit 2, the file as it was, no file beside it"
+else
+  notok "--plot and a run that fails: exit $status, the file: $(head -c 80 "$dir/kept.svg")"; show
 fi
 # executions that disagree by a factor of 3 or 4 (2.5 or 7.5 times the work, in
 # turn; 1 or 4 times): the first stage's interval reaches across the

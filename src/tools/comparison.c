@@ -3,6 +3,7 @@
 #include "comparison.h"
 #include "cpucycles.h"
 #include "format.h"
+#include "../util/utf8.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,5 +218,117 @@ void comparison_markdown(const struct comparison_head *h, const char *command, c
            r->j->verdict == CPUCYCLES_VERDICT_SLOWER ? "**" : "",
            r->j->verdict == CPUCYCLES_VERDICT_CANNOT_JUDGE ? " ⚠" : wide ? " (noisy: interval over ±2%)" : "");
   }
+  free(order);
+}
+
+/* ---- SVG ---- */
+
+/* text for XML: its five specials as entities, UTF-8 copied, any other
+ * byte (a control character, a byte that is not UTF-8, U+FFFE or U+FFFF,
+ * which XML forbids) as '?' */
+static void xml_text(FILE *f, const char *s, size_t n)
+{
+  const unsigned char *u = (const unsigned char *)s;
+  size_t i = 0, len;
+  while (i < n) {
+    unsigned char c = u[i];
+    len = cpucycles_utf8_length(u + i, n - i);
+    if (len > 1 && !(len == 3 && c == 0xef && u[i + 1] == 0xbf && u[i + 2] >= 0xbe)) {
+      fwrite(u + i, 1, len, f), i += len;
+      continue;
+    }
+    if (c == '&') fputs("&amp;", f);
+    else if (c == '<') fputs("&lt;", f);
+    else if (c == '>') fputs("&gt;", f);
+    else if (c == '"') fputs("&quot;", f);
+    else if (c == '\'') fputs("&apos;", f);
+    else putc(len == 1 && c >= 0x20 && c != 0x7f ? c : '?', f);
+    i++;
+  }
+}
+
+#define SVG_ROW 22      /* px a row */
+#define SVG_CHAR 7       /* px a character of a name, about */
+#define SVG_PLOT 420    /* px: the axis */
+#define SVG_WORDS 190   /* px: the verdicts' column */
+#define SVG_TOP 44      /* px: the title, the axis' labels */
+
+static const char *svg_colour(int verdict)
+{
+  switch (verdict) {
+  case CPUCYCLES_VERDICT_SLOWER: return "#c0392b";
+  case CPUCYCLES_VERDICT_FASTER: return "#1e8449";
+  case CPUCYCLES_VERDICT_CANNOT_JUDGE: return "#d68910";
+  default: return "#566573";
+  }
+}
+
+void comparison_svg(FILE *f, const struct comparison_head *h, const struct comparison_row *rows, size_t n)
+{
+  const struct comparison_row **order = malloc((n ? n : 1) * sizeof *order);
+  double lo = 1, hi = 1 + h->tolerance / 100, span, step;
+  int names = 120, width, height = SVG_TOP + (int)n * SVG_ROW + 30, t;
+  size_t i;
+  for (i = 0; i < n; i++)
+    if (rows[i].name_length < 80 && (int)rows[i].name_length * SVG_CHAR + 16 > names)
+      names = (int)rows[i].name_length * SVG_CHAR + 16;
+    else if (rows[i].name_length >= 80)
+      names = 80 * SVG_CHAR + 16;
+  width = names + SVG_PLOT + SVG_WORDS;
+  /* the axis: every finite interval, 1 and the tolerance, a margin */
+  for (i = 0; i < n; i++) {
+    if (isfinite(rows[i].low) && rows[i].low < lo) lo = rows[i].low;
+    if (isfinite(rows[i].high) && rows[i].high > hi) hi = rows[i].high;
+  }
+  if (hi - lo < 0.01) lo -= 0.005, hi += 0.005;
+  span = hi - lo, lo -= span * 0.05, hi += span * 0.05, span = hi - lo;
+  if (!isfinite(span) || span > 1e6) lo = 0.9, hi = 1.1, span = 0.2; /* (ratios from a broken run) */
+#define X(r) (names + (r - lo) / span * SVG_PLOT)
+  fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+             "font-family=\"sans-serif\" font-size=\"12\">\n"
+             "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n<text x=\"4\" y=\"14\">new/old, ",
+          width, height, width, height);
+  fprintf(f, "%s%% interval: ", h->looks > 1 ? "99.5" : "99");
+  xml_text(f, h->new_name, strlen(h->new_name)), fputs(" against ", f), xml_text(f, h->old_name, strlen(h->old_name));
+  fputs("</text>\n", f);
+  /* ticks: a round step, about five of them */
+  step = pow(10, floor(log10(span / 5)));
+  if (span / step > 25) step *= 5;
+  else if (span / step > 10) step *= 2;
+  for (t = (int)ceil(lo / step); t * step <= hi; t++)
+    fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#e5e8e8\"/>"
+               "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#566573\">%.4g</text>\n",
+            X(t * step), X(t * step), SVG_TOP - 6, height - 24, X(t * step), height - 10, t * step);
+  fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"black\"/>\n", X(1.0), X(1.0), SVG_TOP - 6,
+          height - 24);
+  if (h->tolerance > 0)
+    fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#c0392b\" stroke-dasharray=\"4 3\"/>"
+               "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#c0392b\">+%g%%</text>\n",
+            X(1 + h->tolerance / 100), X(1 + h->tolerance / 100), SVG_TOP - 6, height - 24,
+            X(1 + h->tolerance / 100), SVG_TOP - 10, h->tolerance);
+  if (order) {
+    for (i = 0; i < n; i++) order[i] = &rows[i];
+    qsort(order, n, sizeof *order, worst_first);
+  }
+  for (i = 0; order && i < n; i++) {
+    const struct comparison_row *r = order[i];
+    int y = SVG_TOP + (int)i * SVG_ROW + SVG_ROW / 2;
+    const char *colour = svg_colour(r->j->verdict);
+    fprintf(f, "<g class=\"row\"><text x=\"%d\" y=\"%d\" text-anchor=\"end\">", names - 8, y + 4);
+    xml_text(f, r->name, r->name_length);
+    fputs("</text>", f);
+    if (isfinite(r->low) && isfinite(r->high))
+      fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\"/>", X(r->low),
+              X(r->high), y, y, colour);
+    if (isfinite(r->ratio))
+      fprintf(f, "<circle cx=\"%.1f\" cy=\"%d\" r=\"4\" fill=\"%s\"/>", X(r->ratio), y, colour);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"%s\">%s", names + SVG_PLOT + 8, y + 4, colour,
+            cpucycles_verdict_word(r->j->verdict));
+    if (isfinite(r->ratio)) fprintf(f, " %.4f", r->ratio);
+    fputs("</text></g>\n", f);
+  }
+#undef X
+  fputs("</svg>\n", f);
   free(order);
 }

@@ -54,6 +54,13 @@ void comparison_end(int status);
 void comparison_markdown(const struct comparison_head *h, const char *command, const struct comparison_row *rows,
                          size_t n, int unit_seconds, long samples, const char *what);
 
+/* The rows as an SVG picture, in the Markdown's order: each one's ratio
+ * (a dot) and interval (a bar) on one axis of new/old, with 1 and the
+ * tolerance marked, its name on the left and its verdict on the right,
+ * coloured by verdict; names as XML text (bytes that are not UTF-8 as
+ * '?').  A file of cpucycles-compare's --plot. */
+void comparison_svg(FILE *f, const struct comparison_head *h, const struct comparison_row *rows, size_t n);
+
 /* "key": (a top-level member: first one of the document or not) */
 void json_key(const char *key, int first);
 /* , "key": (a member inside a row) */

@@ -113,6 +113,8 @@ static const char usage[] =
     "  --format F         text (default), json (one comparison document) or\n"
     "                     markdown (a table for a pull request's comment)\n"
     "  --json             --format json\n"
+    "  --plot FILE        also an SVG picture of each row's ratio and interval\n"
+    "                     in FILE (replaced only once it is written whole)\n"
     "  --progress         progress on stderr (default: on a terminal, for a\n"
     "                     run of over 2 s)\n"
     "  --git              OLD and NEW are revisions of the git repository here\n"
@@ -239,7 +241,7 @@ static int parse_options(int argc, char **argv, struct options *o)
     int takes = !strcmp(a, "--symbol") || !strcmp(a, "--executions") || !strcmp(a, "--seconds") ||
                 !strcmp(a, "--tolerance") || !strcmp(a, "--timeout") || !strcmp(a, "--max-executions") ||
                 !strcmp(a, "--build") || !strcmp(a, "--artifact") || !strcmp(a, "--format") ||
-                !strcmp(a, "--filter");
+                !strcmp(a, "--filter") || !strcmp(a, "--plot");
     if (takes && i + 1 >= argc) return bad(a, 0, "needs a value");
     if (!strcmp(a, "--help")) {
       fputs(usage, stdout);
@@ -282,6 +284,9 @@ static int parse_options(int argc, char **argv, struct options *o)
     } else if (!strcmp(a, "--filter")) {
       if (!argv[++i][0]) return bad("--filter", 0, "an empty regular expression");
       o->filter = argv[i];
+    } else if (!strcmp(a, "--plot")) {
+      if (plot_check(argv[++i]) != 0) return 2;
+      o->plot = argv[i];
     } else if (!strcmp(a, "--progress")) {
       o->progress = 1;
     } else if (!strcmp(a, "--no-copy")) {
@@ -417,6 +422,7 @@ static int measure_and_judge(const struct options *o, const struct self *self, s
   else if (o->format == FORMAT_MARKDOWN) print_markdown(o, rows, n);
   else print_text(o, rows, runs, n);
   status = finish(status);
+  if (o->plot && plot_builds(o, rows) != 0) status = CPUCYCLES_EXIT_ERROR;
 done:
   free(scratch);
   return status;

@@ -53,6 +53,7 @@ struct options {
   const char *old_label, *new_label; /* how the report names them (--git: the revisions) */
   const char *command;               /* the command line, for the Markdown's header */
   const char *filter;                /* --filter: GB's regular expression, or 0 */
+  const char *plot;                  /* --plot: the SVG picture's file, or 0 */
   int format;                        /* FORMAT_* (--format, --json) */
   int seconds_given;
   const char *symbols[MAX_SYMBOLS];
@@ -222,6 +223,15 @@ void combine(const struct options *o, struct outcome *runs, long n, int looks, i
 void print_text(const struct options *o, const struct row *rows, const struct outcome *runs, long n);
 void print_json(const struct options *o, const struct row *rows, struct outcome *runs, long n, int status);
 void print_markdown(const struct options *o, const struct row *rows, long n);
+struct comparison_head;
+struct comparison_row;
+/* --plot's picture of the rows (report.c): 0, or 2 with a message */
+int plot_builds(const struct options *o, const struct row *rows);
+/* plot.c: --plot FILE's directory can take it (before measuring); the
+ * picture written beside FILE and renamed over it.  0, or 2 with a
+ * message. */
+int plot_check(const char *path);
+int plot_write(const char *path, const struct comparison_head *h, const struct comparison_row *rows, size_t n);
 /* a printable form of a path or name: control bytes as '?' */
 void put_clean(FILE *f, const char *s);
 /* A message on stderr, its paths and names cleaned as the output's are. */

@@ -356,9 +356,11 @@ static void programs_text(const struct options *o, const struct program *pr, str
   /* the runs whose copy moved, by the offsets drawn */
   for (k = 0; k < 2; k++)
     for (moved[k] = 0, p = 0; p < n; p++) moved[k] += pr[k].offsets[p] >= 0;
-  if (moved[0] == n && moved[1] == n)
-    printf(",\nand its code's offset within its pages (each copy moved, in steps of %lu and %lu bytes)\n", pr[0].step,
-           pr[1].step);
+  if (moved[0] == n && moved[1] == n && pr[0].step == pr[1].step)
+    printf(",\nand its code's offset within its pages (each copy moved, in steps of %lu bytes)\n", pr[0].step);
+  else if (moved[0] == n && moved[1] == n)
+    printf(",\nand its code's offset within its pages (each copy moved: OLD's in steps of %lu bytes, NEW's of %lu)\n",
+           pr[0].step, pr[1].step);
   else {
     printf(";\nnot the code's offset within its pages for");
     for (k = 0; k < 2; k++)
@@ -466,9 +468,11 @@ int programs_compare(const struct options *o, const char *root)
   char why[512], aslr_why[160] = "";
   unsigned long long rng = (unsigned long long)time(0) * 0x9e3779b97f4a7c15ULL ^ (unsigned long long)getpid() << 20;
   int status = CPUCYCLES_EXIT_ERROR, j, looks = o->tolerance > 0 && o->max_executions > o->executions ? 2 : 1;
-  int aslr_kept = 1, undecided = 0, coarse = 0;
+  int aslr_kept = 1, undecided = 0, coarse = 0, plot_failed = 0;
   long n = o->executions, p;
   struct cpucycles_gbench_options go;
+  struct comparison_head h;
+  struct comparison_row *c = 0;
 
   if (!rng) rng = 1;
   memset(pr, 0, sizeof pr);
@@ -531,31 +535,29 @@ int programs_compare(const struct options *o, const char *root)
     n = o->max_executions;
     status = judge_rows(o, rows, nrows, n, looks, x, coarse);
   }
-  if (o->format == FORMAT_JSON) programs_json(o, pr, rows, nrows, n, status, aslr_kept, coarse);
-  else if (o->format == FORMAT_MARKDOWN) {
-    struct comparison_head h;
-    struct comparison_row *c = calloc(nrows, sizeof *c);
-    if (!c) goto oom;
+  if (o->format == FORMAT_MARKDOWN || o->plot) {
     h.tool = PROGRAM, h.old_name = o->old_label, h.new_name = o->new_label;
     h.measured = "Google Benchmark's time per iteration (CPU time, or real time where the benchmark asks for "
                  "it), divided by the host's speed";
     h.tolerance = o->tolerance, h.looks = looks;
+    if (!(c = calloc(nrows, sizeof *c))) goto oom;
     for (i = 0; i < nrows; i++) {
       c[i].name = rows[i].name, c[i].name_length = rows[i].name_length, c[i].j = &rows[i].j;
       c[i].ratio = rows[i].r, c[i].low = rows[i].low, c[i].high = rows[i].high;
       c[i].old_figure = rows[i].old_figure, c[i].new_figure = rows[i].new_figure;
     }
-    comparison_markdown(&h, o->command, c, nrows, 1, n, "pairs of runs");
-    free(c);
-  } else
-    programs_text(o, pr, rows, nrows, n, aslr_kept, aslr_why, coarse);
+  }
+  if (o->format == FORMAT_JSON) programs_json(o, pr, rows, nrows, n, status, aslr_kept, coarse);
+  else if (o->format == FORMAT_MARKDOWN) comparison_markdown(&h, o->command, c, nrows, 1, n, "pairs of runs");
+  else programs_text(o, pr, rows, nrows, n, aslr_kept, aslr_why, coarse);
+  if (o->plot && plot_write(o->plot, &h, c, nrows) != 0) plot_failed = 1;
   goto end;
 oom:
   complain("out of memory");
   status = CPUCYCLES_EXIT_ERROR;
 end:
   for (i = 0; rows && i < nrows; i++) free(rows[i].ratio), free(rows[i].old_seconds), free(rows[i].new_seconds);
-  free(rows), free(old_first), free(x);
+  free(rows), free(old_first), free(x), free(c);
   for (j = 0; j < 2; j++) cpucycles_gbench_names_free(&pr[j].names), free(pr[j].bytes), free(pr[j].offsets);
-  return status;
+  return plot_failed ? CPUCYCLES_EXIT_ERROR : status;
 }

@@ -183,20 +183,35 @@ void print_json(const struct options *o, const struct row *rows, struct outcome 
   free(samples);
 }
 
-/* The rows as Markdown (comparison.c), for a pull request's comment. */
-void print_markdown(const struct options *o, const struct row *rows, long n)
+/* The rows in comparison.c's form, for its Markdown and SVG */
+static void as_comparison(const struct options *o, const struct row *rows, struct comparison_head *h,
+                          struct comparison_row *c)
 {
-  struct comparison_head h;
-  struct comparison_row c[MAX_SYMBOLS];
   int s;
-  h.tool = PROGRAM, h.old_name = o->old_label, h.new_name = o->new_label, h.measured = "cycles per call";
-  h.tolerance = o->tolerance, h.looks = o->nsymbols ? rows[0].looks : 1;
+  h->tool = PROGRAM, h->old_name = o->old_label, h->new_name = o->new_label, h->measured = "cycles per call";
+  h->tolerance = o->tolerance, h->looks = o->nsymbols ? rows[0].looks : 1;
   for (s = 0; s < o->nsymbols; s++) {
     c[s].name = rows[s].symbol, c[s].name_length = strlen(rows[s].symbol), c[s].j = &rows[s].j;
     c[s].ratio = rows[s].ratio, c[s].low = rows[s].low, c[s].high = rows[s].high;
     c[s].old_figure = rows[s].old_cycles, c[s].new_figure = rows[s].new_cycles;
   }
+}
+
+/* The rows as Markdown (comparison.c), for a pull request's comment. */
+void print_markdown(const struct options *o, const struct row *rows, long n)
+{
+  struct comparison_head h;
+  struct comparison_row c[MAX_SYMBOLS];
+  as_comparison(o, rows, &h, c);
   comparison_markdown(&h, o->command, c, (size_t)o->nsymbols, 0, n, "executions");
+}
+
+int plot_builds(const struct options *o, const struct row *rows)
+{
+  struct comparison_head h;
+  struct comparison_row c[MAX_SYMBOLS];
+  as_comparison(o, rows, &h, c);
+  return plot_write(o->plot, &h, c, (size_t)o->nsymbols);
 }
 
 /* a printable form of a path or name: control bytes as '?' */

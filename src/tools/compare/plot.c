@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/* plot.c - --plot FILE: the comparison's rows as an SVG picture
+ * (comparison_svg()).  FILE's directory is checked before anything is
+ * measured; the picture is written to a new file beside FILE and renamed
+ * over it once whole, so a run or a write that fails leaves FILE as it
+ * was. */
+#include "compare-tool.h"
+#include "comparison.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* FILE's directory: "." when it names none */
+static int directory_of(const char *path, char *dir, size_t size)
+{
+  const char *slash = strrchr(path, '/');
+  if (!slash) return snprintf(dir, size, ".") >= (int)size ? -1 : 0;
+  if (slash == path) return snprintf(dir, size, "/") >= (int)size ? -1 : 0;
+  return snprintf(dir, size, "%.*s", (int)(slash - path), path) >= (int)size ? -1 : 0;
+}
+
+int plot_check(const char *path)
+{
+  char dir[4096];
+  struct stat st;
+  if (!path[0] || path[strlen(path) - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
+    complain("--plot '%s': a directory, not a file", path);
+    return 2;
+  }
+  if (directory_of(path, dir, sizeof dir) != 0) {
+    complain("--plot '%s': too long a path", path);
+    return 2;
+  }
+  if (access(dir, W_OK | X_OK) != 0) {
+    complain("--plot '%s': cannot write in %s: %s", path, dir, strerror(errno));
+    return 2;
+  }
+  return 0;
+}
+
+int plot_write(const char *path, const struct comparison_head *h, const struct comparison_row *rows, size_t n)
+{
+  char tmp[4096 + 16];
+  mode_t mask;
+  FILE *f;
+  int fd, failed;
+  if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp || (fd = mkstemp(tmp)) < 0) {
+    complain("--plot '%s': cannot create a file beside it: %s", path, strerror(errno));
+    return 2;
+  }
+  /* as a file the shell would make (mkstemp's is 0600) */
+  mask = umask(0), umask(mask);
+  if (fchmod(fd, 0666 & ~mask) != 0 || !(f = fdopen(fd, "w"))) {
+    complain("--plot '%s': %s", path, strerror(errno));
+    close(fd), unlink(tmp);
+    return 2;
+  }
+  comparison_svg(f, h, rows, n);
+  failed = fflush(f) != 0 || ferror(f);
+  if (fclose(f) != 0) failed = 1;
+  if (failed || rename(tmp, path) != 0) {
+    complain("--plot '%s': cannot write it: %s", path, strerror(errno));
+    unlink(tmp);
+    return 2;
+  }
+  return 0;
+}
