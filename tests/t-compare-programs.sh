@@ -9,7 +9,8 @@
 # first, names in backticks) with --plot's SVG of the rows; a program
 # that re-executes itself without address-space randomization, as GB
 # >= 1.9.3 does, is kept from it (said in the JSON) and its stack moves
-# between runs; a shared object against
+# between runs; on a host whose speed changes during a run (a shim) the
+# pair is measured again, to a bound; a shared object against
 # a program, and a program that is no GB program, refused (exit 2).  Only
 # what noise cannot change is asserted (tests/README.md): 3 times the
 # work, and no status but 0, 3 and 4 for one program against itself.
@@ -18,7 +19,7 @@
 set -u
 . "$top_srcdir/tests/tap.sh"
 tool="$top_builddir/libtool --mode=execute ${CPUCYCLES_PROBE_RUNNER:-} $top_builddir/cpucycles-compare"
-total=16
+total=18
 echo "1..$total"
 skip_all() { i=0; while [ $i -lt $total ]; do skip "cpucycles-compare on GB programs" "$1"; i=$((i + 1)); done; exit 0; }
 [ -z "${CPUCYCLES_PROBE_RUNNER:-}" ] || skip_all "run through a probe runner (the tool starts programs)"
@@ -119,6 +120,46 @@ if [ -x "$reexec" ]; then
   fi
 else
   skip "a program that re-executes itself without ASLR" "no tests/gbench-reexec"
+fi
+# A host whose speed changes while a program runs (tests/speedflip.so:
+# each of the tool's first N forks switches it between its speed and 1.6
+# times slower): a pair with a switch in it is measured again, in its
+# place, up to twice the pairs; 9 switches disturb 4 of the 6 pairs (on
+# code that left them out, 2 were left and the rows could not be judged,
+# exit 4), a thousand every one of them, and then the rows cannot be
+# judged, with the reason, after 12 pairs measured again.  OLD is the
+# stand-in program, NEW the same at 3 times its time.
+flip=$top_builddir/tests/.libs/speedflip.so
+if [ ! -x "$reexec" ]; then
+  why="no tests/gbench-reexec"
+elif [ ! -f "$flip" ]; then
+  why="no tests/speedflip.so (a static build)"
+elif ! ${CC:-cc} -O2 -DTIMES=3 -o "$dir/reexec3" "$top_srcdir/tests/gbench-reexec.c" >"$dir/cc.log" 2>&1; then
+  why="$CC cannot build the stand-in at 3 times: $(head -n 1 "$dir/cc.log")"
+else
+  why=
+fi
+member() { sed -n "s/^  \"$1\": \([0-9]*\),\$/\1/p" "$out"; }
+if [ -n "$why" ]; then
+  skip "the host's speed changed during 4 pairs" "$why"
+  skip "the host's speed changed during every pair" "$why"
+else
+  CPUCYCLES_SPEEDFLIP=9 LD_PRELOAD=$flip run --executions 6 --seconds 0.01 --format json "$reexec" "$dir/reexec3"
+  again=$(member remeasured_pairs)
+  if [ $status -eq 1 ] && [ "${again:-0}" -ge 3 ] && [ "$again" -le 12 ] &&
+     [ "$(grep -c '"pairs": 6, "left_out": 0,' "$out")" = 2 ] && [ "$(grep -c '"verdict": "slower"' "$out")" = 2 ]; then
+    ok "the host's speed changed during 4 pairs: $again measured again, none left out, 3 times the time slower (exit 1)"
+  else
+    notok "the host's speed changed during 4 pairs: exit $status, want 1, pairs measured again and none left out"; show
+  fi
+  CPUCYCLES_SPEEDFLIP=1000 LD_PRELOAD=$flip run --executions 6 --seconds 0.01 --format json "$reexec" "$dir/reexec3"
+  if [ $status -eq 4 ] && [ "$(member remeasured_pairs)" = 12 ] &&
+     [ "$(grep -c '"verdict": "cannot judge", .*"reasons": \[.*"speed"' "$out")" = 2 ] &&
+     [ "$(grep -c '"pairs": 0, "left_out": 6,' "$out")" = 2 ]; then
+    ok "the host's speed changed during every pair: 12 measured again (twice the 6), then cannot judge, reason speed (exit 4)"
+  else
+    notok "the host's speed changed during every pair: exit $status, want 4 after 12 measured again"; show
+  fi
 fi
 # refused: a shared object against a program, a program that is no GB one
 ${CC:-cc} -O2 -shared -fPIC -o "$dir/one.so" "$top_srcdir/tests/compare-fixture.c" >"$dir/cc.log" 2>&1
