@@ -184,17 +184,40 @@ if [ -n "$why" ]; then
   skip "gate.sh: the same code saved at speeds 1 and 1.6" "$why"
   skip "gate.sh: 1.5 times the work saved at speed 1.6" "$why"
 else
-  speed 1.6 "$saved-speed16.json" 4096 && speed 1.6 "$saved-speed16-more.json" 6144
-  CPUCYCLES_INFO="$CPUCYCLES_INFO" sh "$top_srcdir/examples/gate.sh" "$saved-speed1.json" "$saved-speed16.json" 20 >"$out" 2>"$err"; status=$?
-  if [ $status -eq 0 ] && grep -q 'the harness.s reference took 1\.[5-7][0-9]* times the cycles in NEW.s executions' "$out"; then
-    ok "gate.sh: the same code saved at speeds 1 and 1.6: passed, the speed said: $(grep 'reference took' "$out")"
+  # The harness's own flags may leave too many executions out for a
+  # verdict (exit 4: beside make check's other tests, CI's -O0 build saw
+  # 8 of 10 of a save flagged spread, two modes: its runs, 6 times as long
+  # as -O2's, straddle the neighbour's changes of the core's speed): then
+  # both sides are saved again, at most 3 times, and if the flags still
+  # forbid a verdict the check is skipped, as they say (tests/README.md:
+  # trust the harness's own disturbance flags).  Any other answer is the
+  # verdict, checked.
+  speed_gate() { # new-file bytes
+    tries=1
+    while :; do
+      speed 1.6 "$1" "$2"
+      CPUCYCLES_INFO="$CPUCYCLES_INFO" sh "$top_srcdir/examples/gate.sh" "$saved-speed1.json" "$1" 20 >"$out" 2>"$err"; status=$?
+      [ $status -eq 4 ] && grep -q 'is flagged' "$err" && [ $tries -lt 3 ] || break
+      tries=$((tries + 1))
+      speed 1 "$saved-speed1.json" 4096
+    done
+  }
+  flagged() { [ $status -eq 4 ] && grep -q 'is flagged' "$err"; }
+  flags_why() { echo "the harness flagged too many executions in each of 3 saves: $(grep -c 'is flagged' "$err") in the last ($(grep -o 'is flagged [a-z-]*' "$err" | sort | uniq -c | tr -s ' ' | tr '\n' ';'))"; }
+  speed_gate "$saved-speed16.json" 4096
+  if flagged; then
+    skip "gate.sh: the same code saved at speeds 1 and 1.6" "$(flags_why)"
+  elif [ $status -eq 0 ] && grep -q 'the harness.s reference took 1\.[5-7][0-9]* times the cycles in NEW.s executions' "$out"; then
+    ok "gate.sh: the same code saved at speeds 1 and 1.6: passed (save $tries), the speed said: $(grep 'reference took' "$out")"
   else
-    notok "gate.sh: the same code saved at speeds 1 and 1.6: exit $status, want 0 and the speed said"; sed 's/^/# /' "$out" "$err"
+    notok "gate.sh: the same code saved at speeds 1 and 1.6: exit $status after $tries saves, want 0 and the speed said"; sed 's/^/# /' "$out" "$err"
   fi
-  CPUCYCLES_INFO="$CPUCYCLES_INFO" sh "$top_srcdir/examples/gate.sh" "$saved-speed1.json" "$saved-speed16-more.json" 20 >"$out" 2>"$err"; status=$?
-  if [ $status -eq 1 ] && grep -q '^gate: FAILED' "$out" && grep -q 'new/old 1\.[45]' "$out"; then
-    ok "gate.sh: 1.5 times the work saved at speed 1.6: caught: $(grep 'new/old' "$out")"
+  speed_gate "$saved-speed16-more.json" 6144
+  if flagged; then
+    skip "gate.sh: 1.5 times the work saved at speed 1.6" "$(flags_why)"
+  elif [ $status -eq 1 ] && grep -q '^gate: FAILED' "$out" && grep -q 'new/old 1\.[45]' "$out"; then
+    ok "gate.sh: 1.5 times the work saved at speed 1.6: caught (save $tries): $(grep 'new/old' "$out")"
   else
-    notok "gate.sh: 1.5 times the work saved at speed 1.6: exit $status, want 1 near 1.5"; sed 's/^/# /' "$out" "$err"
+    notok "gate.sh: 1.5 times the work saved at speed 1.6: exit $status after $tries saves, want 1 near 1.5"; sed 's/^/# /' "$out" "$err"
   fi
 fi
