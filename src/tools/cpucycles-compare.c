@@ -285,7 +285,11 @@ static int parse_options(int argc, char **argv, struct options *o)
       if (!argv[++i][0]) return bad("--filter", 0, "an empty regular expression");
       o->filter = argv[i];
     } else if (!strcmp(a, "--plot")) {
-      if (plot_check(argv[++i]) != 0) return 2;
+      char why[4096 + 128];
+      if (plot_check(argv[++i], why, sizeof why) != 0) {
+        complain("%s", why);
+        return 2;
+      }
       o->plot = argv[i];
     } else if (!strcmp(a, "--progress")) {
       o->progress = 1;

@@ -228,10 +228,11 @@ struct comparison_row;
 /* --plot's picture of the rows (report.c): 0, or 2 with a message */
 int plot_builds(const struct options *o, const struct row *rows);
 /* plot.c: --plot FILE's directory can take it (before measuring); the
- * picture written beside FILE and renamed over it.  0, or 2 with a
- * message. */
-int plot_check(const char *path);
-int plot_write(const char *path, const struct comparison_head *h, const struct comparison_row *rows, size_t n);
+ * picture written beside FILE and renamed over it.  0, or 2 with why in
+ * why. */
+int plot_check(const char *path, char *why, size_t why_size);
+int plot_write(const char *path, const struct comparison_head *h, const struct comparison_row *rows, size_t n,
+               char *why, size_t why_size);
 /* a printable form of a path or name: control bytes as '?' */
 void put_clean(FILE *f, const char *s);
 /* A message on stderr, its paths and names cleaned as the output's are. */

@@ -572,7 +572,7 @@ int programs_compare(const struct options *o, const char *root)
   if (o->format == FORMAT_JSON) programs_json(o, pr, rows, nrows, n, remeasured, status, aslr_kept, coarse);
   else if (o->format == FORMAT_MARKDOWN) comparison_markdown(&h, o->command, c, nrows, 1, n, "pairs of runs");
   else programs_text(o, pr, rows, nrows, n, remeasured, aslr_kept, aslr_why, coarse);
-  if (o->plot && plot_write(o->plot, &h, c, nrows) != 0) plot_failed = 1;
+  if (o->plot && plot_write(o->plot, &h, c, nrows, why, sizeof why) != 0) complain("%s", why), plot_failed = 1;
   goto end;
 oom:
   complain("out of memory");

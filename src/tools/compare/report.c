@@ -210,8 +210,11 @@ int plot_builds(const struct options *o, const struct row *rows)
 {
   struct comparison_head h;
   struct comparison_row c[MAX_SYMBOLS];
+  char why[4096 + 128];
   as_comparison(o, rows, &h, c);
-  return plot_write(o->plot, &h, c, (size_t)o->nsymbols);
+  if (plot_write(o->plot, &h, c, (size_t)o->nsymbols, why, sizeof why) == 0) return 0;
+  complain("%s", why);
+  return 2;
 }
 
 /* a printable form of a path or name: control bytes as '?' */
