@@ -643,13 +643,16 @@ else
 fi
 
 # ---- code moved within its pages (x86-64) ----
-# (exit 0 or 1: which one, for two builds of one code, is noise's; 2, an
-# error, is what a wrong address gives: the execution dies of SIGABRT)
+# (exit 0, 1 or 4: which one, for two builds of one code, is noise's, and
+# a build with a page-aligned section may be "cannot judge" by placement,
+# as CI's -Os row saw at 1.033; 2, an error, is what a wrong address
+# gives: the execution dies of SIGABRT)
+judged() { [ $status -le 1 ] || [ $status -eq 4 ]; }
 if ! command -v python3 >/dev/null 2>&1; then
   skip "moved copies" "no python3"; skip "a page-aligned section" "no python3"; skip "--no-copy" "no python3"
 elif [ $x86_64 = 1 ]; then
   run --json --executions 6 --seconds 0.02 "$dir/moved.so" "$dir/moved.so"
-  if [ $status -le 1 ] && moved_json '
+  if judged && moved_json '
 for who in ("old", "new"):
     step, offsets = d[who + "_code_step"], d[who + "_code_offsets"]
     assert step == 32, (who, step)  # the 32-byte-aligned table sets it
@@ -663,7 +666,7 @@ assert d["interval_covers"].endswith(", and the code\x27s offset within its page
     notok "moved copies: exit $status"; sed 's/^/# /' "$dir/py"; show
   fi
   run --json --executions 2 --seconds 0.02 "$dir/paged.so" "$dir/moved.so"
-  if [ $status -le 1 ] && moved_json '
+  if judged && moved_json '
 assert d["old_code_offsets"] == [None, None] and d["old_code_step"] == 0, d
 assert d["old_loaded"] == ["copy", "copy"] and d["old_loaded_why"] == ["a section is aligned to a page or more"] * 2, d
 assert all(isinstance(o, int) for o in d["new_code_offsets"]) and d["new_loaded"] == ["moved copy"] * 2, d
@@ -674,7 +677,7 @@ assert d["interval_covers"].endswith("; not the code\x27s offset within its page
     notok "a page-aligned section: exit $status"; sed 's/^/# /' "$dir/py"; show
   fi
   run --json --no-copy --executions 2 --seconds 0.02 "$dir/moved.so" "$dir/moved.so"
-  if [ $status -le 1 ] && moved_json '
+  if judged && moved_json '
 assert d["old_code_offsets"] == [None, None] and d["new_code_offsets"] == [None, None], d
 assert d["old_loaded"] == d["new_loaded"] == ["file"] * 2 and d["old_loaded_why"] == ["--no-copy"] * 2, d
 assert d["interval_covers"].endswith("; not the code\x27s offset within its pages (--no-copy)"), d["interval_covers"]
@@ -685,7 +688,7 @@ assert d["interval_covers"].endswith("; not the code\x27s offset within its page
   fi
 else
   run --json --executions 2 --seconds 0.02 "$dir/moved.so" "$dir/moved.so"
-  if [ $status -le 1 ] && moved_json '
+  if judged && moved_json '
 assert d["old_code_offsets"] == [None, None] and d["old_code_step"] == 0, d
 assert d["old_loaded"] == ["copy", "copy"] and d["old_loaded_why"][0].startswith("not on x86-64"), d
 assert "; not the code\x27s offset within its pages (OLD: not on x86-64" in d["interval_covers"], d
@@ -699,7 +702,7 @@ assert "; not the code\x27s offset within its pages (OLD: not on x86-64" in d["i
 fi
 run --executions 2 --seconds 0.02 "$dir/moved.so" "$dir/moved.so"
 if [ $x86_64 = 1 ]; then want="and the code's offset within its pages"; else want="; not the code's offset within its pages"; fi
-if [ $status -le 1 ] && grep -q "^the 99% intervals cover the noise within each execution and placement: .*$want" "$out"; then
+if judged && grep -q "^the 99% intervals cover the noise within each execution and placement: .*$want" "$out"; then
   ok "the text says what the intervals cover: ...$want"
 else
   notok "the text's coverage line: exit $status, want '$want'"; show
@@ -721,7 +724,7 @@ protocol='^\(step\|result\|placement\|done\|error\) '
 # the run ends with its execution, not with the helper, nor --timeout
 for kind in helper forker; do
   run $quick --timeout 5 "$dir/one.so" "$dir/$kind.so"
-  if [ $status -le 1 ] && row benchmark >/dev/null && ! grep -q 'killed' "$err"; then
+  if judged && row benchmark >/dev/null && ! grep -q 'killed' "$err"; then
     ok "a benchmark that leaves a process behind ($kind): exit $status, results"
   else
     notok "a benchmark that leaves a process behind ($kind): exit $status, want 0 or 1 and a row"; show
